@@ -1,0 +1,90 @@
+// Package manifest reads Kubernetes manifests into yaml.v3 node trees with
+// exact positions: files, directories, stdin, multi-document streams and
+// `kind: List` items.
+package manifest
+
+import "go.yaml.in/yaml/v3"
+
+// Resource identifies an object the way kubectl does.
+type Resource struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace"`
+	Name       string `json:"name"`
+}
+
+// Object is one Kubernetes object (a document, or an item of a List).
+type Object struct {
+	Resource
+	File string
+	// Doc is the 0-based index of the YAML document within File.
+	Doc int
+	// Node is the object's mapping node; node lines are absolute in File.
+	Node *yaml.Node
+	// Partial marks kustomize patches: only value-level rules judge them.
+	Partial bool
+	// Item is the index within a `kind: List`, or -1.
+	Item int
+}
+
+// Group returns the API group of the object's apiVersion ("" for core).
+func (r Resource) Group() string {
+	for i := 0; i < len(r.APIVersion); i++ {
+		if r.APIVersion[i] == '/' {
+			return r.APIVersion[:i]
+		}
+	}
+	return ""
+}
+
+// EffectiveNamespace folds the empty namespace into "default", the way the
+// API server places namespaced objects that do not name one.
+func (r Resource) EffectiveNamespace() string {
+	if r.Namespace == "" {
+		return "default"
+	}
+	return r.Namespace
+}
+
+// MapGet returns the value node of key in mapping m, or nil.
+func MapGet(m *yaml.Node, key string) *yaml.Node {
+	_, v := MapEntry(m, key)
+	return v
+}
+
+// MapEntry returns the key and value nodes of key in mapping m, or nils.
+func MapEntry(m *yaml.Node, key string) (k, v *yaml.Node) {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key && m.Content[i].Kind == yaml.ScalarNode {
+			return m.Content[i], m.Content[i+1]
+		}
+	}
+	return nil, nil
+}
+
+// Path walks mapping keys from m; nil when any step is missing.
+func Path(m *yaml.Node, keys ...string) *yaml.Node {
+	for _, k := range keys {
+		m = MapGet(m, k)
+		if m == nil {
+			return nil
+		}
+	}
+	return m
+}
+
+// ScalarValue returns n's value when n is a scalar, else "".
+func ScalarValue(n *yaml.Node) string {
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return ""
+	}
+	return n.Value
+}
+
+// IsNull reports whether n is absent or an explicit YAML null.
+func IsNull(n *yaml.Node) bool {
+	return n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null")
+}
