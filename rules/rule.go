@@ -101,10 +101,21 @@ type Aggregate interface {
 
 // Pass is what a rule sees of one object.
 type Pass struct {
-	Rule   *Rule
-	Object *manifest.Object
-	report func(Finding)
+	Rule       *Rule
+	Object     *manifest.Object
+	report     func(Finding)
+	suppressed bool
 }
+
+// WithSuppressed marks that the object opts out of the rule (annotation);
+// aggregates still observe it but must not report it.
+func (p *Pass) WithSuppressed(s bool) *Pass {
+	p.suppressed = s
+	return p
+}
+
+// Suppressed reports whether findings about this object are unwanted.
+func (p *Pass) Suppressed() bool { return p.suppressed }
 
 // NewPass is for the engine: it binds a rule and an object to a sink.
 func NewPass(r *Rule, obj *manifest.Object, report func(Finding)) *Pass {

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shipshape-dev/shipshape/internal/config"
+	"github.com/shipshape-dev/shipshape/internal/engine"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/rules"
+)
+
+// commonFlags are shared by lint and fix.
+type commonFlags struct {
+	configFile  string
+	enable      []string
+	disable     []string
+	failOn      string
+	maxFileSize int64
+}
+
+func (c *commonFlags) register(fs *pflag.FlagSet) {
+	fs.StringVarP(&c.configFile, "config", "c", "", "config file (default: .shipshape.yaml in the current directory or a parent)")
+	fs.StringSliceVar(&c.enable, "enable", nil, "enable rules (comma-separated IDs)")
+	fs.StringSliceVar(&c.disable, "disable", nil, "disable rules (comma-separated IDs)")
+	fs.StringVar(&c.failOn, "fail-on", "", "exit 1 on findings at or above: error, warning, info or none (default error)")
+	fs.Int64Var(&c.maxFileSize, "max-file-size", engine.DefaultMaxFileSize, "refuse files larger than this many bytes")
+}
+
+func newFlagSet(name, synopsis string, stderr io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: shipshape %s\n\nFlags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// setup loads the config and builds the engine and the input list.
+func (c *commonFlags) setup(args []string, stdin io.Reader) (*engine.Engine, []manifest.Input, []manifest.WalkError, rules.Severity, bool, error) {
+	var cfg *config.Config
+	var err error
+	switch {
+	case c.configFile != "":
+		cfg, err = config.Load(c.configFile)
+	default:
+		if p := config.Find("."); p != "" {
+			cfg, err = config.Load(p)
+		}
+	}
+	if err != nil {
+		return nil, nil, nil, 0, false, err
+	}
+	eng, err := engine.New(cfg, c.enable, c.disable)
+	if err != nil {
+		return nil, nil, nil, 0, false, err
+	}
+	eng.MaxFileSize = c.maxFileSize
+	eng.Stdin = stdin
+	failOn := c.failOn
+	if failOn == "" && cfg != nil {
+		failOn = cfg.FailOn
+	}
+	threshold, never, err := parseFailOn(failOn)
+	if err != nil {
+		return nil, nil, nil, 0, false, err
+	}
+	inputs, walkErrs := manifest.Collect(args)
+	if cfg != nil {
+		kept := inputs[:0]
+		for _, in := range inputs {
+			if !cfg.Excluded(in.Path) {
+				kept = append(kept, in)
+			}
+		}
+		inputs = kept
+	}
+	return eng, inputs, walkErrs, threshold, never, nil
+}
+
+func parseFailOn(s string) (rules.Severity, bool, error) {
+	switch strings.ToLower(s) {
+	case "", "error":
+		return rules.Error, false, nil
+	case "none":
+		return rules.Error, true, nil
+	}
+	sev, err := rules.ParseSeverity(s)
+	if err != nil {
+		return 0, false, fmt.Errorf("--fail-on: %v (or none)", err)
+	}
+	return sev, false, nil
+}
+
+// walkFindings turns paths that could not be walked into findings, so they
+// show up in every output format and count toward the exit code.
+func walkFindings(errs []manifest.WalkError) []rules.Finding {
+	var out []rules.Finding
+	for _, e := range errs {
+		out = append(out, rules.Finding{Rule: rules.InputErrorID, Severity: rules.Error, Message: e.Err.Error(), File: e.Path, Doc: -1})
+	}
+	return out
+}
+
+func failing(fs []rules.Finding, threshold rules.Severity, never bool) bool {
+	if never {
+		return false
+	}
+	for _, f := range fs {
+		if f.Severity >= threshold {
+			return true
+		}
+	}
+	return false
+}
+
+// colorOK reports whether w is a terminal and the user has not opted out.
+func colorOK(w io.Writer) bool {
+	if _, set := os.LookupEnv("NO_COLOR"); set || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

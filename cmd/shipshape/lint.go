@@ -1,0 +1,48 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/shipshape-dev/shipshape/internal/engine"
+	"github.com/shipshape-dev/shipshape/internal/report"
+	"github.com/shipshape-dev/shipshape/rules"
+)
+
+func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var c commonFlags
+	var format string
+	fs := newFlagSet("lint", "lint [flags] [PATH...]", stderr)
+	fs.StringVarP(&format, "format", "f", "text", "output format: text, json, sarif, github or junit")
+	c.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if !slices.Contains(report.Formats(), format) {
+		return usageError(stderr, fmt.Errorf("--format: unknown format %q (want one of %v)", format, report.Formats()))
+	}
+	eng, inputs, walkErrs, threshold, never, err := c.setup(fs.Args(), stdin)
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	res := eng.Run(inputs, nil)
+	findings := append(walkFindings(walkErrs), res.Findings...)
+	sum := summarize(res, findings)
+	opt := report.Options{Color: colorOK(stdout), ToolVersion: version, FixCommand: "shipshape fix"}
+	if err := report.Write(stdout, format, findings, sum, rules.All(), opt); err != nil {
+		fmt.Fprintf(stderr, "shipshape: %v\n", err)
+		return exitUsage
+	}
+	if failing(findings, threshold, never) {
+		return exitFindings
+	}
+	return exitOK
+}
+
+func summarize(res *engine.Result, findings []rules.Finding) report.Summary {
+	sum := report.Count(findings)
+	sum.Files = len(res.Files)
+	sum.Resources = res.Resources
+	return sum
+}

@@ -1,0 +1,80 @@
+// Command shipshape lints and fixes Kubernetes manifests before they are
+// applied. This package only parses flags, calls the engine and prints.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/shipshape-dev/shipshape/internal/config"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// Exit codes are part of the interface: CI and hooks branch on them.
+const (
+	exitOK       = 0
+	exitFindings = 1
+	exitUsage    = 2
+)
+
+const usage = `shipshape lints and fixes Kubernetes manifests before they are applied.
+
+Usage:
+  shipshape lint [flags] [PATH...]     report problems (exit 1 at or above --fail-on)
+  shipshape fix [flags] [PATH...]      apply every safe fix in place (--diff, --check)
+  shipshape fn                         run as a KRM function (ResourceList on stdin)
+  shipshape rules                      list the rules
+  shipshape explain RULE               show a rule's documentation
+  shipshape version                    print the version
+
+PATH is a file, a directory (searched for *.yaml and *.yml) or - for stdin;
+the default is the current directory. Run "shipshape COMMAND --help" for flags.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "lint":
+		return runLint(rest, stdin, stdout, stderr)
+	case "fix":
+		return runFix(rest, stdin, stdout, stderr)
+	case "fn":
+		return runFn(rest, stdin, stdout, stderr)
+	case "rules":
+		return runRules(rest, stdout, stderr)
+	case "explain":
+		return runExplain(rest, stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "shipshape", version)
+		return exitOK
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "shipshape: unknown command %q\n\n%s", cmd, usage)
+	return exitUsage
+}
+
+// usageError prints err and returns the usage exit code; config errors
+// are usage errors too, so CI can tell them from findings.
+func usageError(stderr io.Writer, err error) int {
+	var ce *config.Error
+	if errors.As(err, &ce) {
+		fmt.Fprintf(stderr, "shipshape: config: %v\n", err)
+	} else {
+		fmt.Fprintf(stderr, "shipshape: %v\n", err)
+	}
+	return exitUsage
+}

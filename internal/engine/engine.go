@@ -1,0 +1,352 @@
+// Package engine is the driver: it reads inputs in parallel, runs the
+// enabled rules over every object, applies configuration and suppressions,
+// and hands back findings as data. Printing and fixing belong to callers.
+package engine
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/shipshape-dev/shipshape/internal/config"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/rules"
+)
+
+// IgnoreAnnotation lists rule IDs (or "all") an object opts out of.
+const IgnoreAnnotation = "shipshape.dev/ignore"
+
+// DefaultMaxFileSize bounds what one file may make shipshape read.
+const DefaultMaxFileSize = 64 << 20
+
+// Engine holds the enabled rules with their effective severities.
+type Engine struct {
+	rules    []*rules.Rule
+	severity map[string]rules.Severity
+	cfg      *config.Config
+	// MaxFileSize refuses larger files with a finding instead of reading them.
+	MaxFileSize int64
+	// Stdin is read for the path "-".
+	Stdin io.Reader
+}
+
+// New builds an engine from a config (nil for none) and command-line
+// --enable/--disable lists, which win over the config.
+func New(cfg *config.Config, enable, disable []string) (*Engine, error) {
+	if cfg == nil {
+		cfg = &config.Config{}
+	}
+	e := &Engine{cfg: cfg, severity: map[string]rules.Severity{}, MaxFileSize: DefaultMaxFileSize, Stdin: os.Stdin}
+	on := map[string]bool{}
+	for _, r := range rules.All() {
+		on[r.ID] = true
+		e.severity[r.ID] = r.Severity
+	}
+	for id, rc := range cfg.Rules {
+		if rules.Get(id) == nil {
+			return nil, &config.Error{Source: cfg.Source, Msg: fmt.Sprintf("spec.rules.%s: unknown rule (see shipshape rules)", id)}
+		}
+		if rc.Enabled != nil {
+			on[id] = *rc.Enabled
+		}
+		if rc.Severity != "" {
+			s, err := rules.ParseSeverity(rc.Severity)
+			if err != nil {
+				return nil, &config.Error{Source: cfg.Source, Msg: fmt.Sprintf("spec.rules.%s.severity: %v", id, err)}
+			}
+			e.severity[id] = s
+		}
+	}
+	for _, list := range []struct {
+		ids   []string
+		value bool
+		flag  string
+	}{{enable, true, "--enable"}, {disable, false, "--disable"}} {
+		for _, id := range list.ids {
+			if rules.Get(id) == nil {
+				return nil, &config.Error{Source: list.flag, Msg: fmt.Sprintf("unknown rule %q (see shipshape rules)", id)}
+			}
+			on[id] = list.value
+		}
+	}
+	for _, r := range rules.All() {
+		if on[r.ID] {
+			e.rules = append(e.rules, r)
+		}
+	}
+	return e, nil
+}
+
+// Enabled reports whether rule id is on.
+func (e *Engine) Enabled(id string) bool {
+	for _, r := range e.rules {
+		if r.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Config returns the configuration the engine was built with.
+func (e *Engine) Config() *config.Config { return e.cfg }
+
+// FileResult is what one input produced.
+type FileResult struct {
+	Input    manifest.Input
+	File     *manifest.File // nil when the file could not be read
+	Findings []rules.Finding
+}
+
+// Result is a whole run.
+type Result struct {
+	Files     []*FileResult
+	Findings  []rules.Finding // all findings, files in input order, then by position
+	Resources int
+}
+
+// Hook runs in the worker right after a file is linted, while its nodes are
+// still in memory (fix uses it). It may replace fr.Findings.
+type Hook func(fr *FileResult)
+
+// Run lints inputs in parallel. Per-file findings are sorted by position;
+// cross-resource findings are merged in at the end.
+func (e *Engine) Run(inputs []manifest.Input, hook Hook) *Result {
+	res := &Result{Files: make([]*FileResult, len(inputs))}
+	aggs := e.newAggregates()
+	patches := &manifest.Patches{}
+	var mu sync.Mutex // guards aggregates and res.Resources
+	ignores := map[string]lineIgnores{}
+
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	workers := runtime.GOMAXPROCS(0)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				fr := e.processFile(inputs[i], patches, aggs, &mu, ignores)
+				if hook != nil && fr.File != nil {
+					hook(fr)
+				}
+				if fr.File != nil {
+					mu.Lock()
+					res.Resources += len(fr.File.Objects)
+					mu.Unlock()
+					// Findings outlive the file; the node tree does not
+					// need to, so memory stays flat over large trees.
+					fr.File = &manifest.File{Path: fr.File.Path, Docs: fr.File.Docs}
+				}
+				res.Files[i] = fr
+			}
+		}()
+	}
+	for i := range inputs {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+
+	order := map[string]int{}
+	for i, fr := range res.Files {
+		order[fr.Input.Path] = i
+	}
+	for _, a := range aggs {
+		a.agg.Finish(func(f rules.Finding) {
+			if ig, ok := ignores[f.File]; ok && ig.suppresses(f.Line, f.Rule) {
+				return
+			}
+			f.Severity = e.severity[f.Rule]
+			if i, ok := order[f.File]; ok {
+				res.Files[i].Findings = append(res.Files[i].Findings, f)
+			}
+		})
+	}
+	for _, fr := range res.Files {
+		SortFindings(fr.Findings)
+		res.Findings = append(res.Findings, fr.Findings...)
+	}
+	return res
+}
+
+type aggregate struct {
+	rule *rules.Rule
+	agg  rules.Aggregate
+}
+
+func (e *Engine) newAggregates() []aggregate {
+	var out []aggregate
+	for _, r := range e.rules {
+		if r.NewAggregate != nil {
+			out = append(out, aggregate{r, r.NewAggregate()})
+		}
+	}
+	return out
+}
+
+// SortFindings orders findings by file position, then rule.
+func SortFindings(fs []rules.Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		return a.Rule < b.Rule
+	})
+}
+
+func (e *Engine) read(in manifest.Input) ([]byte, error) {
+	var r io.Reader
+	if in.Path == manifest.Stdin {
+		r = e.Stdin
+	} else {
+		f, err := os.Open(in.Path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return nil, err
+		}
+		if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("not a regular file (skipped)")
+		}
+		if st.Size() > e.MaxFileSize {
+			return nil, fmt.Errorf("file is %d bytes, over the %d-byte limit (--max-file-size)", st.Size(), e.MaxFileSize)
+		}
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, e.MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > e.MaxFileSize {
+		return nil, fmt.Errorf("input is over the %d-byte limit (--max-file-size)", e.MaxFileSize)
+	}
+	return data, nil
+}
+
+func (e *Engine) processFile(in manifest.Input, patches *manifest.Patches, aggs []aggregate, mu *sync.Mutex, ignores map[string]lineIgnores) *FileResult {
+	fr := &FileResult{Input: in}
+	data, err := e.read(in)
+	if err != nil {
+		fr.Findings = []rules.Finding{e.fileFinding(in.Path, rules.InputErrorID, err.Error())}
+		return fr
+	}
+	fr.File = manifest.Parse(in.Path, data, patches.IsPatch(in.Path))
+	fr.Findings = e.Lint(fr.File)
+	if len(aggs) > 0 || fileIgnoreCheap(fr.File.Src) {
+		ig := scanIgnores(fr.File.Src)
+		mu.Lock()
+		if ig != nil {
+			ignores[in.Path] = ig
+		}
+		if !ig.all() {
+			for _, obj := range fr.File.Objects {
+				for _, a := range aggs {
+					if obj.Partial {
+						continue
+					}
+					a.agg.Observe(rules.NewPass(a.rule, obj, nil).WithSuppressed(objectIgnores(obj, a.rule.ID)))
+				}
+			}
+		}
+		mu.Unlock()
+	}
+	return fr
+}
+
+func (e *Engine) fileFinding(path, rule, msg string) rules.Finding {
+	return rules.Finding{Rule: rule, Severity: e.severity[rule], Message: msg, File: path, Doc: -1}
+}
+
+// Lint runs the per-object rules over a parsed file and applies
+// suppressions. It does not feed cross-resource rules, so fix can call it
+// again on its output.
+func (e *Engine) Lint(f *manifest.File) []rules.Finding {
+	var out []rules.Finding
+	if f.Template {
+		if e.Enabled(rules.TemplateID) {
+			out = append(out, e.fileFinding(f.Path, rules.TemplateID, "Go/Helm template markers ({{) found: not linted; render it first (helm template, then shipshape lint -)"))
+		}
+		return out
+	}
+	ig := scanIgnores(f.Src)
+	if ig.all() {
+		return nil
+	}
+	if e.Enabled(rules.SyntaxID) {
+		for _, se := range f.Errors {
+			fd := e.fileFinding(f.Path, rules.SyntaxID, se.Message)
+			fd.Line, fd.Column = se.Line, se.Column
+			out = append(out, fd)
+		}
+	}
+	out = e.checkObjects(f.Objects, out)
+	kept := out[:0]
+	for _, fd := range out {
+		if ig.suppresses(fd.Line, fd.Rule) {
+			continue
+		}
+		fd.Severity = e.severity[fd.Rule]
+		kept = append(kept, fd)
+	}
+	SortFindings(kept)
+	return kept
+}
+
+func objectIgnores(obj *manifest.Object, rule string) bool {
+	v := manifest.ScalarValue(manifest.Path(obj.Node, "metadata", "annotations", IgnoreAnnotation))
+	if v == "" {
+		return false
+	}
+	for _, id := range strings.Split(v, ",") {
+		id = strings.TrimSpace(id)
+		if id == rule || id == "all" {
+			return true
+		}
+	}
+	return false
+}
+
+// checkObjects runs the per-object rules over objs, appending to out.
+func (e *Engine) checkObjects(objs []*manifest.Object, out []rules.Finding) []rules.Finding {
+	for _, obj := range objs {
+		for _, r := range e.rules {
+			if r.Check == nil || (obj.Partial && !r.ValueLevel) || objectIgnores(obj, r.ID) {
+				continue
+			}
+			r.Check(rules.NewPass(r, obj, func(fd rules.Finding) {
+				out = append(out, fd)
+			}))
+		}
+	}
+	return out
+}
+
+// LintObjects runs every enabled rule, cross-resource ones included, over
+// objects that did not come from files (a KRM ResourceList). Comment
+// suppressions need source text and do not apply; annotations do.
+func (e *Engine) LintObjects(objs []*manifest.Object) []rules.Finding {
+	out := e.checkObjects(objs, nil)
+	for _, a := range e.newAggregates() {
+		for _, obj := range objs {
+			if !obj.Partial {
+				a.agg.Observe(rules.NewPass(a.rule, obj, nil).WithSuppressed(objectIgnores(obj, a.rule.ID)))
+			}
+		}
+		a.agg.Finish(func(f rules.Finding) { out = append(out, f) })
+	}
+	for i := range out {
+		out[i].Severity = e.severity[out[i].Rule]
+	}
+	return out
+}

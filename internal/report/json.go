@@ -1,0 +1,85 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/shipshape-dev/shipshape/rules"
+)
+
+// The json format's shape is public: key order follows the field order
+// below, arrays are never null, and every key is always present.
+type jsonReport struct {
+	Findings []jsonFinding `json:"findings"`
+	Summary  jsonSummary   `json:"summary"`
+}
+
+type jsonFinding struct {
+	Rule     string       `json:"rule"`
+	Severity string       `json:"severity"`
+	Message  string       `json:"message"`
+	File     string       `json:"file"`
+	Line     int          `json:"line"`
+	Column   int          `json:"column"`
+	Resource jsonResource `json:"resource"`
+	Field    string       `json:"field"`
+	Fixable  bool         `json:"fixable"`
+}
+
+type jsonResource struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace"`
+	Name       string `json:"name"`
+}
+
+type jsonSummary struct {
+	Files     int `json:"files"`
+	Resources int `json:"resources"`
+	Errors    int `json:"errors"`
+	Warnings  int `json:"warnings"`
+	Infos     int `json:"infos"`
+	Fixable   int `json:"fixable"`
+}
+
+func writeJSON(w io.Writer, findings []rules.Finding, sum Summary) error {
+	out := jsonReport{
+		Findings: make([]jsonFinding, 0, len(findings)),
+		Summary: jsonSummary{
+			Files:     sum.Files,
+			Resources: sum.Resources,
+			Errors:    sum.Errors,
+			Warnings:  sum.Warnings,
+			Infos:     sum.Infos,
+			Fixable:   sum.Fixable,
+		},
+	}
+	for _, f := range findings {
+		out.Findings = append(out.Findings, jsonFinding{
+			Rule:     f.Rule,
+			Severity: f.Severity.String(),
+			Message:  f.Message,
+			File:     f.File,
+			Line:     f.Line,
+			Column:   f.Column,
+			Resource: jsonResource{
+				APIVersion: f.Resource.APIVersion,
+				Kind:       f.Resource.Kind,
+				Namespace:  f.Resource.Namespace,
+				Name:       f.Resource.Name,
+			},
+			Field:   f.Field,
+			Fixable: f.Fixable(),
+		})
+	}
+	return encodeJSON(w, out)
+}
+
+// encodeJSON writes v with 2-space indent and a final newline, without
+// HTML escaping (messages quote YAML, where <, > and & are common).
+func encodeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

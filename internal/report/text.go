@@ -1,0 +1,82 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/shipshape-dev/shipshape/rules"
+)
+
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiRed    = "\x1b[31m"
+	ansiYellow = "\x1b[33m"
+	ansiCyan   = "\x1b[36m"
+)
+
+// writeText prints one line per finding,
+//
+//	file:line:col: severity rule: message [fixable]
+//
+// and then the summary line (see summaryLine).
+func writeText(w io.Writer, findings []rules.Finding, sum Summary, opt Options) error {
+	ew := &errWriter{w: w}
+	for _, f := range findings {
+		pos := sanitize(position(f))
+		sev := f.Severity.String()
+		if opt.Color {
+			pos = ansiBold + pos + ansiReset
+			sev = severityColor(f.Severity) + sev + ansiReset
+		}
+		fixable := ""
+		if f.Fixable() {
+			fixable = " [fixable]"
+		}
+		ew.printf("%s: %s %s: %s%s\n", pos, sev, sanitize(f.Rule), sanitize(f.Message), fixable)
+	}
+	ew.printf("%s\n", summaryLine(sum, opt.FixCommand))
+	return ew.err
+}
+
+func severityColor(s rules.Severity) string {
+	switch {
+	case s >= rules.Error:
+		return ansiRed
+	case s == rules.Warning:
+		return ansiYellow
+	}
+	return ansiCyan
+}
+
+// summaryLine is the text format's last line:
+//
+//	3 errors, 1 warning, 0 infos in 12 files (40 resources); 2 fixable: run shipshape fix
+//	no problems in 12 files (40 resources)
+func summaryLine(sum Summary, fixCommand string) string {
+	scope := fmt.Sprintf("in %s (%s)", plural(sum.Files, "file", "files"), plural(sum.Resources, "resource", "resources"))
+	if sum.Errors == 0 && sum.Warnings == 0 && sum.Infos == 0 {
+		return "no problems " + scope
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s, %s, %s %s",
+		plural(sum.Errors, "error", "errors"),
+		plural(sum.Warnings, "warning", "warnings"),
+		plural(sum.Infos, "info", "infos"),
+		scope)
+	if sum.Fixable > 0 {
+		fmt.Fprintf(&b, "; %d fixable", sum.Fixable)
+		if fixCommand != "" {
+			b.WriteString(": run " + fixCommand)
+		}
+	}
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -1,0 +1,99 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/shipshape-dev/shipshape/rules"
+	"github.com/shipshape-dev/shipshape/transformers"
+)
+
+func TestSummaryLine(t *testing.T) {
+	tests := []struct {
+		sum  Summary
+		fix  string
+		want string
+	}{
+		{Summary{Files: 12, Resources: 40}, "shipshape fix", "no problems in 12 files (40 resources)"},
+		{Summary{Files: 1, Resources: 1}, "", "no problems in 1 file (1 resource)"},
+		{Summary{}, "", "no problems in 0 files (0 resources)"},
+		{Summary{Files: 12, Resources: 40, Errors: 3, Warnings: 1, Fixable: 2}, "shipshape fix",
+			"3 errors, 1 warning, 0 infos in 12 files (40 resources); 2 fixable: run shipshape fix"},
+		{Summary{Files: 1, Resources: 2, Errors: 1, Warnings: 2, Infos: 1}, "shipshape fix",
+			"1 error, 2 warnings, 1 info in 1 file (2 resources)"},
+		{Summary{Files: 2, Resources: 1, Infos: 5, Fixable: 1}, "",
+			"0 errors, 0 warnings, 5 infos in 2 files (1 resource); 1 fixable"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			if got := summaryLine(tt.sum, tt.fix); got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTextLines(t *testing.T) {
+	tests := []struct {
+		name  string
+		f     rules.Finding
+		color bool
+		want  string
+	}{
+		{"full position",
+			rules.Finding{Rule: "r", Severity: rules.Error, Message: "m", File: "a.yaml", Line: 3, Column: 5},
+			false, "a.yaml:3:5: error r: m"},
+		{"line 0",
+			rules.Finding{Rule: "r", Severity: rules.Warning, Message: "m", File: "a.yaml"},
+			false, "a.yaml: warning r: m"},
+		{"column 0",
+			rules.Finding{Rule: "r", Severity: rules.Info, Message: "m", File: "a.yaml", Line: 9},
+			false, "a.yaml:9: info r: m"},
+		{"fixable",
+			rules.Finding{Rule: "r", Severity: rules.Error, Message: "m", File: "a.yaml", Line: 1, Column: 1, Fix: &transformers.Fix{}},
+			false, "a.yaml:1:1: error r: m [fixable]"},
+		{"control characters are made visible",
+			rules.Finding{Rule: "r", Severity: rules.Error, Message: "a\nb\x1b[31mc\x00\u009b\xff\td", File: "a.yaml", Line: 1, Column: 1},
+			false, `a.yaml:1:1: error r: a\nb\x1b[31mc\x00\u009b\xff` + "\td"},
+		{"colour error",
+			rules.Finding{Rule: "r", Severity: rules.Error, Message: "m", File: "a.yaml", Line: 1, Column: 2},
+			true, "\x1b[1ma.yaml:1:2\x1b[0m: \x1b[31merror\x1b[0m r: m"},
+		{"colour warning",
+			rules.Finding{Rule: "r", Severity: rules.Warning, Message: "m", File: "a.yaml"},
+			true, "\x1b[1ma.yaml\x1b[0m: \x1b[33mwarning\x1b[0m r: m"},
+		{"colour info",
+			rules.Finding{Rule: "r", Severity: rules.Info, Message: "m", File: "a.yaml", Line: 4, Column: 1},
+			true, "\x1b[1ma.yaml:4:1\x1b[0m: \x1b[36minfo\x1b[0m r: m"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			fs := []rules.Finding{tt.f}
+			if err := Write(&buf, "text", fs, Count(fs), nil, Options{Color: tt.color}); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+			if len(lines) != 2 {
+				t.Fatalf("want a finding line and a summary line, got %q", buf.String())
+			}
+			if lines[0] != tt.want {
+				t.Errorf("got  %q\nwant %q", lines[0], tt.want)
+			}
+			if strings.Contains(lines[1], "\x1b") {
+				t.Errorf("summary line is coloured: %q", lines[1])
+			}
+		})
+	}
+}
+
+func TestTextNoColourWhenOff(t *testing.T) {
+	var buf bytes.Buffer
+	fs := testFindings()
+	if err := Write(&buf, "text", fs, Count(fs), nil, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "\x1b") {
+		t.Fatalf("escape sequence without Color:\n%s", buf.String())
+	}
+}

@@ -1,0 +1,169 @@
+package rules
+
+import (
+	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/transformers"
+)
+
+func isDaemonSet(obj *manifest.Object) bool {
+	return obj.Kind == "DaemonSet" && (obj.Group() == "apps" || obj.Group() == "extensions")
+}
+
+var daemonSetReplicas = Register(&Rule{
+	ID:       "daemonset-replicas",
+	Severity: Error,
+	Summary:  "A DaemonSet sets spec.replicas",
+	Doc: `A DaemonSet runs one pod on every eligible node; it has no replica count.
+The field is usually left over from a Deployment turned into a DaemonSet.
+kubectl's strict field validation rejects the manifest (unknown field
+"spec.replicas"), and with validation off the value is silently dropped, so the
+number in git never means anything. The fix removes the entry, with its comments.`,
+	Bad: `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: node-agent
+spec:
+  replicas: 3
+  selector:
+    matchLabels: {app: node-agent}
+  template:
+    metadata:
+      labels: {app: node-agent}
+    spec:
+      containers:
+        - name: agent
+          image: example/agent:1.0
+`,
+	Good: `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: node-agent
+spec:
+  selector:
+    matchLabels: {app: node-agent}
+  template:
+    metadata:
+      labels: {app: node-agent}
+    spec:
+      containers:
+        - name: agent
+          image: example/agent:1.0
+`,
+	Fixable: true,
+	Check: func(p *Pass) {
+		if !isDaemonSet(p.Object) {
+			return
+		}
+		spec := manifest.MapGet(p.Object.Node, "spec")
+		if k, _ := manifest.MapEntry(spec, "replicas"); k != nil {
+			p.Report(k, "spec.replicas", transformers.Delete(spec, k),
+				"DaemonSet has no spec.replicas (it runs one pod per eligible node); kubectl rejects the field: remove it")
+		}
+	},
+})
+
+var daemonSetDeploymentField = Register(&Rule{
+	ID:       "daemonset-deployment-field",
+	Severity: Error,
+	Summary:  "A DaemonSet has Deployment-only fields (strategy, progressDeadlineSeconds, paused)",
+	Doc: `When a Deployment manifest is turned into a DaemonSet, fields that only
+Deployments have are easily left behind. kubectl rejects them as unknown fields:
+
+- ` + "`spec.strategy`" + `: the DaemonSet field is ` + "`spec.updateStrategy`" + ` (types RollingUpdate
+  and OnDelete). A RollingUpdate strategy becomes updateStrategy with its
+  rollingUpdate settings kept (maxSurge and maxUnavailable exist on both);
+  ` + "`type: Recreate`" + ` has no DaemonSet equivalent and is left for you to decide.
+- ` + "`spec.progressDeadlineSeconds`" + ` and ` + "`spec.paused`" + `: DaemonSets have neither. The fix removes them.`,
+	Bad: `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: node-agent
+spec:
+  progressDeadlineSeconds: 600
+  strategy:
+    type: RollingUpdate
+    rollingUpdate:
+      maxUnavailable: 1
+  selector:
+    matchLabels: {app: node-agent}
+  template:
+    metadata:
+      labels: {app: node-agent}
+    spec:
+      containers:
+        - name: agent
+          image: example/agent:1.0
+`,
+	Good: `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: node-agent
+spec:
+  updateStrategy:
+    type: RollingUpdate
+    rollingUpdate:
+      maxUnavailable: 1
+  selector:
+    matchLabels: {app: node-agent}
+  template:
+    metadata:
+      labels: {app: node-agent}
+    spec:
+      containers:
+        - name: agent
+          image: example/agent:1.0
+`,
+	Fixable: true,
+	Check: func(p *Pass) {
+		if !isDaemonSet(p.Object) {
+			return
+		}
+		spec := manifest.MapGet(p.Object.Node, "spec")
+		for _, name := range []string{"progressDeadlineSeconds", "paused"} {
+			if k, _ := manifest.MapEntry(spec, name); k != nil {
+				p.Report(k, "spec."+name, transformers.Delete(spec, k),
+					"DaemonSet has no spec.%s (a Deployment-only field); kubectl rejects it: remove it", name)
+			}
+		}
+		if k, v := manifest.MapEntry(spec, "strategy"); k != nil {
+			fix, why := strategyFix(spec, k, v)
+			msg := "DaemonSet has no spec.strategy (Deployment-only); the DaemonSet field is spec.updateStrategy"
+			if why != "" {
+				msg += ": " + why
+			}
+			p.Report(k, "spec.strategy", fix, "%s", msg)
+		}
+	},
+})
+
+// strategyFix turns a Deployment strategy into the DaemonSet equivalent
+// where there is one; otherwise it says why not.
+func strategyFix(spec, key, val *yaml.Node) (*transformers.Fix, string) {
+	if val.Kind == yaml.MappingNode && len(val.Content) == 0 || manifest.IsNull(val) {
+		return transformers.Delete(spec, key), "remove the empty strategy"
+	}
+	if val.Kind != yaml.MappingNode {
+		return nil, "not fixable: strategy is not a mapping"
+	}
+	if k, _ := manifest.MapEntry(spec, "updateStrategy"); k != nil {
+		return nil, "not fixable: spec.updateStrategy is also set; merge them by hand"
+	}
+	switch t := manifest.ScalarValue(manifest.MapGet(val, "type")); t {
+	case "", "RollingUpdate":
+		for i := 0; i+1 < len(val.Content); i += 2 {
+			if k := val.Content[i].Value; k != "type" && k != "rollingUpdate" {
+				return nil, "not fixable: strategy has a field DaemonSets lack (" + k + ")"
+			}
+		}
+		return &transformers.Fix{
+			Message: "rename strategy to updateStrategy",
+			Edits:   []transformers.Edit{{Op: transformers.RenameKey, Node: key, Value: "updateStrategy"}},
+		}, "rename it to updateStrategy"
+	case "Recreate":
+		return nil, "not fixable: type Recreate has no DaemonSet equivalent (use RollingUpdate or OnDelete in updateStrategy)"
+	default:
+		return nil, "not fixable: unknown strategy type " + t
+	}
+}

@@ -1,0 +1,40 @@
+package rules
+
+// Rules the engine itself reports about inputs it cannot lint. They have
+// no Check; they are registered so that they can be listed, documented,
+// configured and disabled like any other rule.
+const (
+	SyntaxID     = "yaml-syntax"
+	TemplateID   = "template-skipped"
+	InputErrorID = "read-error"
+)
+
+func init() {
+	Register(&Rule{
+		ID:       SyntaxID,
+		Severity: Error,
+		Summary:  "The file is not valid YAML",
+		Doc: `The YAML parser stopped at this position. kubectl, kustomize and every GitOps
+tool will refuse the file too. The other documents of the file are still linted:
+shipshape re-reads the file document by document after an error.`,
+		Bad:  "metadata:\n  name: web\n  labels: {app: web\n",
+		Good: "metadata:\n  name: web\n  labels: {app: web}\n",
+	})
+	Register(&Rule{
+		ID:       TemplateID,
+		Severity: Info,
+		Summary:  "A Helm or Go template was skipped",
+		Doc: `Files containing ` + "`{{`" + ` are templates, not YAML, until they are rendered.
+shipshape does not guess what they render to. Lint the rendered output instead:
+` + "`helm template . | shipshape lint -`" + `.`,
+		Bad:  "metadata:\n  name: {{ .Release.Name }}\n",
+		Good: "# rendered: helm template . | shipshape lint -\nmetadata:\n  name: web\n",
+	})
+	Register(&Rule{
+		ID:       InputErrorID,
+		Severity: Error,
+		Summary:  "A file could not be read",
+		Doc: `The file could not be read (permissions, size limit, not a regular file, or it
+vanished during the run). Other files are still linted.`,
+	})
+}

@@ -1,0 +1,176 @@
+package rules
+
+import (
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/selector"
+)
+
+// selectorWorkload says where a kind keeps its selector and template, and
+// how the API treats a missing selector.
+type selectorWorkload struct {
+	spec            []string // path to the spec holding selector and template
+	mapSelector     bool     // ReplicationController: a plain label map
+	requireSelector bool     // apps/v1 rejects a missing selector
+	optional        bool     // Job: only checked when set
+}
+
+func workloadFor(obj *manifest.Object) (selectorWorkload, bool) {
+	g := obj.Group()
+	switch obj.Kind {
+	case "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet":
+		if g != "apps" && g != "extensions" {
+			return selectorWorkload{}, false
+		}
+		// Older API versions defaulted the selector from the template.
+		return selectorWorkload{spec: []string{"spec"}, requireSelector: obj.APIVersion == "apps/v1"}, true
+	case "ReplicationController":
+		return selectorWorkload{spec: []string{"spec"}, mapSelector: true}, g == ""
+	case "Job":
+		return selectorWorkload{spec: []string{"spec"}, optional: true}, g == "batch"
+	case "CronJob":
+		return selectorWorkload{spec: []string{"spec", "jobTemplate", "spec"}, optional: true}, g == "batch"
+	}
+	return selectorWorkload{}, false
+}
+
+var selectorTemplateMismatch = Register(&Rule{
+	ID:       "selector-template-mismatch",
+	Severity: Error,
+	Summary:  "A workload's selector does not select its own pod template",
+	Doc: `Deployments, ReplicaSets, StatefulSets, DaemonSets, ReplicationControllers, Jobs and
+CronJobs find their pods with spec.selector. The API server rejects a workload whose
+selector does not match its own template's labels ("selector does not match template
+labels"), so the apply fails. shipshape evaluates the selector exactly as Kubernetes
+does: matchLabels AND every matchExpressions requirement; In and Exists need the key,
+NotIn and DoesNotExist also match when the key is absent.
+
+It also reports what the API rejects about the selector itself: a missing selector on
+apps/v1 kinds, an empty selector ` + "`{}`" + ` (it would select every pod in the
+namespace), an unknown operator, In/NotIn without values, and Exists/DoesNotExist
+with values. A ReplicationController without a selector takes its template's labels
+and is fine; a Job's selector is only checked when it sets one.
+
+There is no automatic fix: which side is wrong is a decision (a Deployment's selector
+is immutable once created).`,
+	Bad: `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: frontend
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27
+`,
+	Good: `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27
+`,
+	Check: checkSelectorTemplate,
+})
+
+func checkSelectorTemplate(p *Pass) {
+	w, ok := workloadFor(p.Object)
+	if !ok {
+		return
+	}
+	spec := manifest.Path(p.Object.Node, w.spec...)
+	if spec == nil || spec.Kind != yaml.MappingNode {
+		return
+	}
+	specPath := strings.Join(w.spec, ".")
+	selKey, selNode := manifest.MapEntry(spec, "selector")
+	tmpl := manifest.MapGet(spec, "template")
+	labels := selector.Labels(manifest.Path(tmpl, "metadata", "labels"))
+
+	if manifest.IsNull(selNode) {
+		if w.requireSelector {
+			at := selKey
+			if at == nil {
+				at, _ = manifest.MapEntry(p.Object.Node, "spec")
+			}
+			p.Report(at, specPath+".selector", nil,
+				"%s %s has no spec.selector; apps/v1 requires one (add matchLabels %s)",
+				p.Object.APIVersion, p.Object.Kind, formatLabels(labels))
+		}
+		return
+	}
+	selPath := specPath + ".selector"
+	var sel *selector.Selector
+	var problems []selector.Problem
+	if w.mapSelector {
+		sel, problems = selector.FromMap(selNode)
+	} else {
+		sel, problems = selector.FromLabelSelector(selNode)
+	}
+	for _, pr := range problems {
+		p.Report(pr.Node, join(selPath, pr.Path), nil, "invalid selector: %s", pr.Message)
+	}
+	if len(problems) > 0 || sel == nil {
+		return
+	}
+	if sel.Empty {
+		if w.mapSelector {
+			return // defaults to the template's labels
+		}
+		p.Report(selKey, selPath, nil,
+			"empty selector {} would select every pod in the namespace; the API rejects it for %s (select the template's labels %s)",
+			p.Object.Kind, formatLabels(labels))
+		return
+	}
+	if tmpl == nil {
+		return
+	}
+	if ok, failed := sel.Matches(labels); !ok && failed != nil {
+		p.Report(failed.Node, join(selPath, failed.Path), nil,
+			"selector requirement %q does not match the pod template's labels %s; the API rejects the %s (selector does not match template labels)",
+			failed.String(), formatLabels(labels), p.Object.Kind)
+	}
+}
+
+// formatLabels prints labels as {a: x, b: y}, sorted, for messages.
+func formatLabels(l map[string]string) string {
+	if len(l) == 0 {
+		return "{} (none)"
+	}
+	keys := make([]string, 0, len(l))
+	for k := range l {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString("{")
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(k + ": " + l[k])
+	}
+	b.WriteString("}")
+	return b.String()
+}

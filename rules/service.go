@@ -1,0 +1,103 @@
+package rules
+
+import (
+	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+)
+
+var serviceEmptySelector = Register(&Rule{
+	ID:       "service-empty-selector",
+	Severity: Warning,
+	Summary:  "A Service has no selector and nothing else manages its endpoints",
+	Doc: `A Service without a selector (missing, or ` + "`{}`" + `) gets no endpoints from Kubernetes:
+someone must create them by hand. Usually the selector was lost in a refactor
+and the Service silently routes nowhere. shipshape stays quiet when the same run
+contains an Endpoints object of the same name and namespace, or an EndpointSlice
+labelled ` + "`kubernetes.io/service-name: <name>`" + ` in that namespace, and for
+` + "`type: ExternalName`" + ` Services, which need no endpoints.`,
+	Bad: `apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  ports:
+    - port: 80
+`,
+	Good: `apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  selector:
+    app: web
+  ports:
+    - port: 80
+`,
+	NewAggregate: func() Aggregate {
+		return &emptySelectorAgg{managed: map[nsName]bool{}}
+	},
+})
+
+type nsName struct{ ns, name string }
+
+// emptySelectorAgg keeps only selector-less Services and the names of
+// endpoint objects, never whole trees.
+type emptySelectorAgg struct {
+	candidates []emptySelectorCandidate
+	managed    map[nsName]bool
+}
+
+type emptySelectorCandidate struct {
+	key     nsName
+	finding Finding
+}
+
+func (a *emptySelectorAgg) Observe(p *Pass) {
+	obj := p.Object
+	ns := obj.EffectiveNamespace()
+	switch {
+	case obj.Kind == "Endpoints" && obj.APIVersion == "v1":
+		a.managed[nsName{ns, obj.Name}] = true
+	case obj.Kind == "EndpointSlice" && obj.Group() == "discovery.k8s.io":
+		if svc := manifest.ScalarValue(manifest.Path(obj.Node, "metadata", "labels", "kubernetes.io/service-name")); svc != "" {
+			a.managed[nsName{ns, svc}] = true
+		}
+	case obj.Kind == "Service" && obj.APIVersion == "v1" && !p.Suppressed():
+		specKey, spec := manifest.MapEntry(obj.Node, "spec")
+		if manifest.ScalarValue(manifest.MapGet(spec, "type")) == "ExternalName" {
+			return
+		}
+		selKey, sel := manifest.MapEntry(spec, "selector")
+		var at *yaml.Node
+		var what string
+		switch {
+		case manifest.IsNull(sel):
+			at, what = specKey, "no spec.selector"
+			if selKey != nil {
+				at = selKey
+			}
+		case sel.Kind == yaml.MappingNode && len(sel.Content) == 0:
+			at, what = selKey, "an empty spec.selector {}"
+		default:
+			return
+		}
+		if at == nil {
+			at, _ = manifest.MapEntry(obj.Node, "kind")
+		}
+		a.candidates = append(a.candidates, emptySelectorCandidate{
+			key: nsName{ns, obj.Name},
+			finding: p.Finding(at, "spec.selector", nil,
+				"Service %q has %s and no Endpoints or EndpointSlice for it is in the input: nothing will manage its endpoints (add a selector, or ship the Endpoints)",
+				obj.Name, what),
+		})
+	}
+}
+
+func (a *emptySelectorAgg) Finish(report func(Finding)) {
+	for _, c := range a.candidates {
+		if !a.managed[c.key] {
+			report(c.finding)
+		}
+	}
+}

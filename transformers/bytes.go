@@ -1,0 +1,468 @@
+package transformers
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// ApplyBytes applies edits to src, the exact bytes the edits' nodes were
+// parsed from (the caller strips a UTF-8 BOM first and restores it after;
+// multi-document sources have absolute line numbers). It changes only the
+// bytes the edits must change: comments, key order, indentation, blank
+// lines, line breaks and other documents stay as they are.
+//
+// It refuses, with an *EditError, an edit it cannot make safely: a DeleteEntry
+// in a flow mapping or of the first key of a `- key: value` item, a SetEntry
+// through a non-empty flow mapping, a scalar that is not where its node says,
+// or edits whose byte spans overlap. Deleting every entry of a mapping leaves
+// `{}` on the line of its first key, so it stays a mapping (an emptied
+// `emptyDir:` must not turn null); ApplyNodes leaves an empty flow mapping too.
+// Inserted lines use the file's first line break; a file without a final
+// line break keeps lacking one.
+func ApplyBytes(src []byte, edits []Edit) ([]byte, error) {
+	p := &plan{s: newSource(src), deleted: map[*yaml.Node][]int{}, inserts: map[*yaml.Node]*insertion{}}
+	for _, e := range dedupe(edits) {
+		if err := check(e); err != nil {
+			return nil, err
+		}
+		var err error
+		switch e.Op {
+		case QuoteScalar:
+			err = p.quote(e)
+		case DeleteEntry:
+			err = p.delete(e)
+		case RenameKey:
+			err = p.rename(e)
+		case SetEntry:
+			err = p.set(e)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := p.finish(); err != nil {
+		return nil, err
+	}
+	return p.splice()
+}
+
+// plan collects the byte changes of all edits before any is made, so that
+// overlapping edits are found and positions stay those of the source.
+type plan struct {
+	s       *source
+	changes []change
+	deleted map[*yaml.Node][]int // mapping -> its entry deletions in changes
+	inserts map[*yaml.Node]*insertion
+	order   []*yaml.Node // of inserts, for a deterministic result
+}
+
+// change replaces s.b[start:end] with text.
+type change struct {
+	start, end int
+	text       string
+	by         Edit
+}
+
+// insertion gathers the SetEntry edits that add lines at one place, so that
+// two edits creating the same missing mapping create it once.
+type insertion struct {
+	at, indent, step int
+	entries          []entry
+	by               Edit
+}
+
+type entry struct {
+	path  []string // keys still to create, the last one holding value
+	value string
+}
+
+func (p *plan) add(e Edit, start, end int, text string) {
+	p.changes = append(p.changes, change{start, end, text, e})
+}
+
+func (p *plan) quote(e Edit) error {
+	n := e.Node
+	if n.Style != 0 { // quoted, block or tagged !!str: already a string
+		return nil
+	}
+	o, err := p.s.content(n)
+	if err != nil {
+		return fail(e, nil, "%v", err)
+	}
+	end, ok := p.s.plainText(n, o)
+	if !ok {
+		return fail(e, nil, "not a plain scalar on one line at this position")
+	}
+	p.add(e, o, end, doubleQuote(n.Value))
+	return nil
+}
+
+// scalar returns the span of key or single-line scalar n's text.
+func (p *plan) scalar(e Edit, n *yaml.Node) (int, int, error) {
+	o, err := p.s.content(n)
+	if err != nil {
+		return 0, 0, fail(e, n, "%v", err)
+	}
+	switch {
+	case n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0:
+		end, err := p.s.quotedEnd(o)
+		if err != nil {
+			return 0, 0, fail(e, n, "%v", err)
+		}
+		return o, end, nil
+	case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
+		return 0, 0, fail(e, n, "block scalar; edit it by hand")
+	}
+	end, ok := p.s.plainText(n, o)
+	if !ok {
+		return 0, 0, fail(e, n, "not a plain scalar on one line at this position")
+	}
+	return o, end, nil
+}
+
+func (p *plan) rename(e Edit) error {
+	start, end, err := p.scalar(e, e.Node)
+	if err != nil {
+		return err
+	}
+	if text, _ := format(e.Value, true); text != string(p.s.b[start:end]) {
+		p.add(e, start, end, text)
+	}
+	return nil
+}
+
+func (p *plan) delete(e Edit) error {
+	s := p.s
+	i, _ := keyIndex(e)
+	m, k, v := e.Parent, e.Parent.Content[i], e.Parent.Content[i+1]
+	if m.Style&yaml.FlowStyle != 0 {
+		return fail(e, nil, "entry of a flow mapping; edit it by hand")
+	}
+	ko, err := s.offset(k)
+	if err != nil {
+		return fail(e, nil, "%v", err)
+	}
+	if !s.firstOnLine(ko) {
+		return fail(e, nil, "the key shares its line with %q (first key of a sequence item?); cannot delete it alone safely",
+			strings.TrimSpace(string(s.b[s.lines[s.line(ko)]:ko])))
+	}
+	indent := s.column(ko)
+	end, err := s.end(v, indent)
+	if err != nil {
+		return fail(e, v, "%v", err)
+	}
+	// Comment lines right above the key at its indentation belong to the
+	// entry; lines of the previous entry's value (a block scalar may hold
+	// "# ...") do not.
+	floor := -1
+	if i > 0 {
+		pe, err := s.end(m.Content[i-1], indent)
+		if err != nil {
+			return fail(e, m.Content[i-1], "%v", err)
+		}
+		floor = s.line(pe)
+	}
+	first := s.line(ko)
+	for first-1 > floor && s.isComment(first-1) {
+		if ind, _ := s.indent(first - 1); ind != indent {
+			break
+		}
+		first--
+	}
+	p.add(e, s.lines[first], s.next(s.line(end)), "")
+	p.deleted[m] = append(p.deleted[m], len(p.changes)-1)
+	return nil
+}
+
+func (p *plan) set(e Edit) error {
+	s := p.s
+	keys := append(append([]string{}, e.Path...), e.Key)
+	step := p.step(e.Parent)
+	m := e.Parent
+	for i, k := range keys {
+		if m.Style&yaml.FlowStyle != 0 || len(m.Content) == 0 {
+			return fail(e, m, "flow mapping; edit it by hand")
+		}
+		ki := findKey(m, k)
+		if ki < 0 {
+			ind, err := s.blockIndent(m)
+			if err != nil {
+				return fail(e, m, "%v", err)
+			}
+			end, err := s.end(m, -1)
+			if err != nil {
+				return fail(e, m, "%v", err)
+			}
+			p.insert(m, s.next(s.line(end)), ind, step, keys[i:], e)
+			return nil
+		}
+		key, v := m.Content[ki], m.Content[ki+1]
+		switch {
+		case i == len(keys)-1:
+			return p.replace(e, key, v)
+		case v.Kind == yaml.MappingNode && v.Style&yaml.FlowStyle == 0 && len(v.Content) > 0:
+			m = v
+		case v.Kind == yaml.MappingNode && len(v.Content) == 0 || isNull(v):
+			return p.open(e, key, v, keys[i+1:], step)
+		default:
+			return fail(e, v, "%s is not a mapping", strings.Join(keys[:i+1], "."))
+		}
+	}
+	return nil
+}
+
+// colon returns the offset of the `:` that follows implicit key k.
+func (p *plan) colon(e Edit, k *yaml.Node) (int, error) {
+	_, end, err := p.scalar(e, k)
+	if err != nil {
+		return 0, err
+	}
+	for end < len(p.s.b) && isSpace(p.s.b[end]) {
+		end++
+	}
+	if end == len(p.s.b) || p.s.b[end] != ':' {
+		return 0, fail(e, k, "key is not followed by ':' on its line")
+	}
+	return end, nil
+}
+
+// replace sets the existing scalar value v of key to e.Value.
+func (p *plan) replace(e Edit, key, v *yaml.Node) error {
+	if v.Kind != yaml.ScalarNode {
+		return fail(e, v, "holds a collection, not a scalar; not overwriting it")
+	}
+	if v.Value == e.Value && v.ShortTag() == "!!str" {
+		return nil
+	}
+	if v.Style&yaml.TaggedStyle != 0 {
+		return fail(e, v, "value has the explicit tag %s", v.Tag)
+	}
+	text, _ := format(e.Value, false)
+	if v.Value == "" && v.Style == 0 { // `key:` with nothing after it
+		c, err := p.colon(e, key)
+		if err != nil {
+			return err
+		}
+		if o, err := p.s.offset(v); err != nil || o != c+1 {
+			return fail(e, v, "cannot locate the empty value")
+		}
+		p.add(e, c+1, c+1, " "+text)
+		return nil
+	}
+	start, end, err := p.scalar(e, v)
+	if err != nil {
+		return err
+	}
+	p.add(e, start, end, text)
+	return nil
+}
+
+// open turns key's empty value (`{}`, `~` or nothing) into a block mapping
+// holding path.
+func (p *plan) open(e Edit, key, v *yaml.Node, path []string, step int) error {
+	s := p.s
+	c, err := p.colon(e, key)
+	if err != nil {
+		return err
+	}
+	vo, err := s.offset(v)
+	if err != nil {
+		return fail(e, v, "%v", err)
+	}
+	end := vo
+	switch {
+	case v.Anchor != "":
+		return fail(e, v, "value defines anchor &%s", v.Anchor)
+	case v.Kind == yaml.MappingNode:
+		if end, err = s.flowEnd(vo); err != nil {
+			return fail(e, v, "%v", err)
+		}
+		if strings.Trim(string(s.b[vo+1:end-1]), " \t") != "" {
+			return fail(e, v, "cannot rewrite this empty mapping")
+		}
+	case v.Value != "":
+		var ok bool
+		if end, ok = s.plainText(v, vo); !ok {
+			return fail(e, v, "cannot locate the null value")
+		}
+	case vo != c+1:
+		return fail(e, v, "cannot locate the empty value")
+	}
+	if s.line(end) != s.line(c) {
+		return fail(e, v, "value is not on its key's line")
+	}
+	p.add(e, c+1, end, "")
+	ko, _ := s.offset(key)
+	p.insert(key, s.next(s.line(end)), s.column(ko)+step, step, path, e)
+	return nil
+}
+
+func (p *plan) insert(target *yaml.Node, at, indent, step int, path []string, e Edit) {
+	in := p.inserts[target]
+	if in == nil {
+		in = &insertion{at: at, indent: indent, step: step, by: e}
+		p.inserts[target] = in
+		p.order = append(p.order, target)
+	}
+	in.entries = append(in.entries, entry{path, e.Value})
+}
+
+// step guesses how far this file indents a mapping's children: below
+// parent's own key first, then in any mapping nested in parent, else 2.
+func (p *plan) step(parent *yaml.Node) int {
+	s := p.s
+	if o, err := s.content(parent); err == nil && s.firstOnLine(o) {
+		ind := s.column(o)
+		for l := s.line(o) - 1; l >= 0; l-- {
+			if _, blank := s.indent(l); blank || s.isComment(l) {
+				continue
+			}
+			// The key of `- key:` starts after the dash.
+			i, end := s.lines[l], s.lineEnd(l)
+			for i < end && (s.b[i] == ' ' || s.b[i] == '-' && i+1 < end && s.b[i+1] == ' ') {
+				i++
+			}
+			if k := i - s.lines[l]; k < ind {
+				return ind - k
+			}
+			break
+		}
+	}
+	if st := nestedStep(parent); st > 0 {
+		return st
+	}
+	return 2
+}
+
+func nestedStep(n *yaml.Node) int {
+	for i, c := range n.Content {
+		if n.Kind == yaml.MappingNode && i%2 == 1 && c.Kind == yaml.MappingNode && c.Style&yaml.FlowStyle == 0 &&
+			len(c.Content) > 0 && c.Content[0].Line > n.Content[i-1].Line && c.Content[0].Column > n.Content[i-1].Column {
+			return c.Content[0].Column - n.Content[i-1].Column
+		}
+		if st := nestedStep(c); st > 0 {
+			return st
+		}
+	}
+	return 0
+}
+
+func (p *plan) finish() error {
+	s := p.s
+	for m, ds := range p.deleted {
+		if len(ds)*2 < len(m.Content) {
+			continue
+		}
+		if p.inserts[m] != nil {
+			return fail(p.changes[ds[0]].by, m, "edits both empty this mapping and add to it")
+		}
+		first := ds[0]
+		for _, d := range ds {
+			if p.changes[d].start < p.changes[first].start {
+				first = d
+			}
+		}
+		ind, err := s.blockIndent(m)
+		if err != nil {
+			return fail(p.changes[first].by, m, "%v", err)
+		}
+		c := &p.changes[first]
+		c.text = strings.Repeat(" ", ind) + "{}"
+		if c.end < len(s.b) || endsWithBreak(s.b) > 0 {
+			c.text += s.eol
+		}
+	}
+	for _, t := range p.order {
+		in := p.inserts[t]
+		var w strings.Builder
+		if err := render(&w, in.entries, in.indent, in.step, s.eol); err != nil {
+			return fail(in.by, nil, "%v", err)
+		}
+		text := w.String()
+		if in.at == len(s.b) && len(s.b) > 0 && endsWithBreak(s.b) == 0 {
+			text = s.eol + strings.TrimSuffix(text, s.eol)
+		}
+		p.add(in.by, in.at, in.at, text)
+	}
+	return nil
+}
+
+// render writes entries as block mapping lines, merging shared keys.
+func render(w *strings.Builder, entries []entry, indent, step int, eol string) error {
+	var keys []string
+	groups := map[string][]entry{}
+	for _, e := range entries {
+		k := e.path[0]
+		if groups[k] == nil {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], e)
+	}
+	for _, k := range keys {
+		var leaf *entry
+		var deeper []entry
+		for _, e := range groups[k] {
+			switch {
+			case len(e.path) > 1:
+				deeper = append(deeper, entry{e.path[1:], e.value})
+			case leaf != nil && leaf.value != e.value:
+				return fmt.Errorf("edits set %q to both %q and %q", k, leaf.value, e.value)
+			default:
+				leaf = &e
+			}
+		}
+		if leaf != nil && deeper != nil {
+			return fmt.Errorf("edits make %q both a value and a mapping", k)
+		}
+		kt, _ := format(k, true)
+		w.WriteString(strings.Repeat(" ", indent) + kt + ":")
+		if leaf != nil {
+			vt, _ := format(leaf.value, false)
+			w.WriteString(" " + vt + eol)
+			continue
+		}
+		w.WriteString(eol)
+		if err := render(w, deeper, indent+step, step, eol); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// splice makes the changes, which must not overlap; identical changes (two
+// edits doing the same thing) are made once.
+func (p *plan) splice() ([]byte, error) {
+	b, cs := p.s.b, p.changes
+	sort.SliceStable(cs, func(i, j int) bool {
+		if cs[i].start != cs[j].start {
+			return cs[i].start < cs[j].start
+		}
+		return cs[i].end < cs[j].end
+	})
+	grow := 0
+	for _, c := range cs {
+		grow += len(c.text)
+	}
+	out := make([]byte, 0, len(b)+grow)
+	last, lastBy := 0, Edit{}
+	for i, c := range cs {
+		if i > 0 && c.start == cs[i-1].start && c.end == cs[i-1].end && c.text == cs[i-1].text {
+			continue
+		}
+		if c.start < last {
+			return nil, fail(c.by, nil, "overlaps another edit (%v)", fail(lastBy, nil, "same bytes"))
+		}
+		out = append(append(out, b[last:c.start]...), c.text...)
+		last, lastBy = c.end, c.by
+	}
+	out = append(out, b[last:]...)
+	// Deleting a last line that had no break leaves the previous line's
+	// break at the end; the file had none there.
+	if len(b) > 0 && endsWithBreak(b) == 0 {
+		out = out[:len(out)-endsWithBreak(out)]
+	}
+	return out, nil
+}

@@ -1,0 +1,118 @@
+package transformers
+
+import (
+	"bytes"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// FuzzApplyBytes picks edits from the parsed input and applies them. Whatever
+// ApplyBytes accepts must re-parse into as many documents, and into the tree
+// ApplyNodes makes from the same edits on a fresh parse: quoted scalars read
+// as the same strings, deleted entries are gone, set values read back.
+// The seed corpus is in testdata/fuzz/FuzzApplyBytes.
+func FuzzApplyBytes(f *testing.F) {
+	f.Add([]byte("a: yes\nb:\n  c: [on, 'x']\n"), uint16(0))
+	f.Fuzz(func(t *testing.T, src []byte, pick uint16) {
+		if len(src) > 4096 {
+			return
+		}
+		docs, err := parseDocs(src)
+		if err != nil {
+			return
+		}
+		if out, err := ApplyBytes(src, nil); err != nil || !bytes.Equal(out, src) {
+			t.Fatalf("no edits changed the source: %q, %v", out, err)
+		}
+		all := fuzzEdits(docs, pick)
+		// Keep each edit that applies along with those kept so far, so
+		// that one edit ApplyBytes refuses does not hide the others.
+		var keep []int
+		var out []byte
+		for i := range all {
+			if o, err := ApplyBytes(src, pickIndexes(all, append(keep, i))); err == nil {
+				keep, out = append(keep, i), o
+			} else if _, ok := err.(*EditError); !ok {
+				t.Fatalf("error is not an *EditError: %v", err)
+			}
+		}
+		if keep == nil {
+			return
+		}
+		err = checkAgreement(src, out, func(docs []*yaml.Node) ([]Edit, error) {
+			return pickIndexes(fuzzEdits(docs, pick), keep), nil
+		})
+		if err != nil {
+			t.Fatalf("%v\nin:\n%s\nout:\n%s\nedits: %v", err, src, out, describe(pickIndexes(all, keep)))
+		}
+	})
+}
+
+func pickIndexes(edits []Edit, idx []int) []Edit {
+	out := make([]Edit, len(idx))
+	for i, j := range idx {
+		out[i] = edits[j]
+	}
+	return out
+}
+
+func describe(edits []Edit) []string {
+	var out []string
+	for _, e := range edits {
+		n := e.Node
+		if n == nil {
+			n = e.Parent
+		}
+		out = append(out, fail(e, n, "%s", e.Value).Error())
+	}
+	return out
+}
+
+// fuzzEdits derives edits from the trees and pick alone, so that a fresh
+// parse of the same source yields the same edits on its own nodes.
+func fuzzEdits(docs []*yaml.Node, pick uint16) []Edit {
+	var maps []*yaml.Node
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Kind == yaml.MappingNode {
+			maps = append(maps, n)
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	for _, d := range docs {
+		walk(d)
+	}
+	var edits []Edit
+	values := []string{"v", "3", "yes", "a: b", "", "two\nlines", "tab\there", "é", " x", "#", "- x", "{}", `"q"`}
+	keys := []string{"k", "on", "new key", "metadata", "a", "é"}
+	n := int(pick)
+	for i, m := range maps {
+		for j := 0; j+1 < len(m.Content); j += 2 {
+			k, v := m.Content[j], m.Content[j+1]
+			if v.Kind == yaml.ScalarNode && (pick&1 == 0 || j%4 == 0) {
+				edits = append(edits, Edit{Op: QuoteScalar, Node: v})
+			}
+			if pick&2 != 0 {
+				edits = append(edits, Edit{Op: QuoteScalar, Node: k})
+			}
+			if (i+j/2+n)%5 == 0 {
+				edits = append(edits, Edit{Op: DeleteEntry, Parent: m, Node: k})
+			}
+			if (i+j/2+n)%7 == 1 {
+				edits = append(edits, Edit{Op: RenameKey, Parent: m, Node: k, Value: keys[(n+j)%len(keys)]})
+			}
+			if (i+j/2+n)%3 == 2 {
+				edits = append(edits, Edit{Op: SetEntry, Parent: m, Path: []string{k.Value}, Key: keys[(n+i)%len(keys)], Value: values[(n+j)%len(values)]})
+			}
+		}
+		if i == 0 || (n+i)%4 == 0 {
+			edits = append(edits,
+				Edit{Op: SetEntry, Parent: m, Path: []string{"metadata", "annotations"}, Key: keys[(n+i)%len(keys)], Value: values[(n/3+i)%len(values)]},
+				Edit{Op: SetEntry, Parent: m, Key: keys[(n/5+i)%len(keys)], Value: values[(n/7+i)%len(values)]})
+		}
+	}
+	return edits
+}
