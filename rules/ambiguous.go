@@ -246,11 +246,29 @@ func (w *scalarWalker) scalar(n *yaml.Node, inCollection, isKey bool) {
 		return
 	}
 	quoted := strconv.Quote(n.Value)
-	what := "value"
 	if isKey {
-		what = "key"
+		// Non-string keys are turned back into text on the way to JSON:
+		// 404 stays "404", but on becomes "true" and 0x1F becomes "31".
+		if v.Kind != yaml11.Null && v.Text == n.Value {
+			return
+		}
+		w.p.Report(n, w.path.String(), transformers.Quote(n),
+			"unquoted key %s is read by kubectl (YAML 1.1) as %s, so the key becomes %s, not %s: quote it (%s)",
+			n.Value, v.Describe(), keyText(v), quoted, quoted)
+		return
+	}
+	shown := n.Value
+	if shown == "" {
+		shown = "(empty)"
 	}
 	w.p.Report(n, w.path.String(), transformers.Quote(n),
-		"unquoted %s %s is read by kubectl (YAML 1.1) as %s, not the string %s: quote it (%s)",
-		what, n.Value, v.Describe(), quoted, quoted)
+		"unquoted value %s is read by kubectl (YAML 1.1) as %s, not the string %s: quote it (%s)",
+		shown, v.Describe(), quoted, quoted)
+}
+
+func keyText(v yaml11.Value) string {
+	if v.Kind == yaml11.Null {
+		return "invalid (a null key is rejected)"
+	}
+	return strconv.Quote(v.Text)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/selector"
+	"github.com/shipshape-dev/shipshape/internal/yaml11"
 )
 
 // selectorWorkload says where a kind keeps its selector and template, and
@@ -107,9 +108,16 @@ func checkSelectorTemplate(p *Pass) {
 	selKey, selNode := manifest.MapEntry(spec, "selector")
 	tmpl := manifest.MapGet(spec, "template")
 	labels := selector.Labels(manifest.Path(tmpl, "metadata", "labels"))
+	injected := p.Object.SelectorLabels
+	if labels == nil && len(injected) > 0 {
+		labels = map[string]string{}
+	}
+	for k, v := range injected {
+		labels[k] = v
+	}
 
 	if manifest.IsNull(selNode) {
-		if w.requireSelector {
+		if w.requireSelector && len(injected) == 0 {
 			at := selKey
 			if at == nil {
 				at, _ = manifest.MapEntry(p.Object.Node, "spec")
@@ -128,14 +136,21 @@ func checkSelectorTemplate(p *Pass) {
 	} else {
 		sel, problems = selector.FromLabelSelector(selNode)
 	}
+	invalid := false
 	for _, pr := range problems {
+		if isAmbiguousPlain(pr.Node) || isPlaceholder(pr.Node) {
+			// ambiguous-scalar reports (and fixes) the first; the second
+			// is substituted before apply (Flux postBuild, envsubst).
+			continue
+		}
+		invalid = true
 		p.Report(pr.Node, join(selPath, pr.Path), nil, "invalid selector: %s", pr.Message)
 	}
-	if len(problems) > 0 || sel == nil {
+	if invalid || sel == nil {
 		return
 	}
 	if sel.Empty {
-		if w.mapSelector {
+		if w.mapSelector || len(injected) > 0 {
 			return // defaults to the template's labels
 		}
 		p.Report(selKey, selPath, nil,
@@ -151,6 +166,18 @@ func checkSelectorTemplate(p *Pass) {
 			"selector requirement %q does not match the pod template's labels %s; the API rejects the %s (selector does not match template labels)",
 			failed.String(), formatLabels(labels), p.Object.Kind)
 	}
+}
+
+func isAmbiguousPlain(n *yaml.Node) bool {
+	if n == nil || n.Kind != yaml.ScalarNode || n.Style != 0 {
+		return false
+	}
+	v, ok := yaml11.Resolve(n.Value)
+	return ok && v.Kind != yaml11.Null
+}
+
+func isPlaceholder(n *yaml.Node) bool {
+	return n != nil && n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "${")
 }
 
 // formatLabels prints labels as {a: x, b: y}, sorted, for messages.

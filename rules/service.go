@@ -65,7 +65,8 @@ func (a *emptySelectorAgg) Observe(p *Pass) {
 		}
 	case obj.Kind == "Service" && obj.APIVersion == "v1" && !p.Suppressed():
 		specKey, spec := manifest.MapEntry(obj.Node, "spec")
-		if manifest.ScalarValue(manifest.MapGet(spec, "type")) == "ExternalName" {
+		// kustomize's commonLabels create the selector.
+		if manifest.ScalarValue(manifest.MapGet(spec, "type")) == "ExternalName" || len(obj.SelectorLabels) > 0 {
 			return
 		}
 		selKey, sel := manifest.MapEntry(spec, "selector")

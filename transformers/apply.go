@@ -74,6 +74,9 @@ func check(e Edit) error {
 		if !utf8.ValidString(e.Value) {
 			return fail(e, nil, "new key is not UTF-8")
 		}
+		if e.Node.Style&yaml.TaggedStyle != 0 && e.Node.ShortTag() != "!!str" {
+			return fail(e, nil, "key has the explicit tag %s", e.Node.Tag)
+		}
 		if e.Parent != nil {
 			if _, err := keyIndex(e); err != nil {
 				return err

@@ -2,6 +2,7 @@ package transformers
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -23,24 +24,33 @@ import (
 // Inserted lines use the file's first line break; a file without a final
 // line break keeps lacking one.
 func ApplyBytes(src []byte, edits []Edit) ([]byte, error) {
-	p := &plan{s: newSource(src), deleted: map[*yaml.Node][]int{}, inserts: map[*yaml.Node]*insertion{}}
-	for _, e := range dedupe(edits) {
+	p := &plan{s: newSource(src), deleted: map[*yaml.Node][]int{}, inserts: map[*yaml.Node]*insertion{}, touched: map[*yaml.Node]Op{}, newKeys: map[newKey]bool{}}
+	edits = dedupe(edits)
+	for _, e := range edits {
 		if err := check(e); err != nil {
 			return nil, err
 		}
-		var err error
-		switch e.Op {
-		case QuoteScalar:
-			err = p.quote(e)
-		case DeleteEntry:
-			err = p.delete(e)
-		case RenameKey:
-			err = p.rename(e)
-		case SetEntry:
-			err = p.set(e)
-		}
-		if err != nil {
-			return nil, err
+	}
+	// Sets go last: they must know which keys the other edits rename.
+	for _, set := range []bool{false, true} {
+		for _, e := range edits {
+			if (e.Op == SetEntry) != set {
+				continue
+			}
+			var err error
+			switch e.Op {
+			case QuoteScalar:
+				err = p.quote(e)
+			case DeleteEntry:
+				err = p.delete(e)
+			case RenameKey:
+				err = p.rename(e)
+			case SetEntry:
+				err = p.set(e)
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := p.finish(); err != nil {
@@ -56,7 +66,16 @@ type plan struct {
 	changes []change
 	deleted map[*yaml.Node][]int // mapping -> its entry deletions in changes
 	inserts map[*yaml.Node]*insertion
-	order   []*yaml.Node // of inserts, for a deterministic result
+	order   []*yaml.Node        // of inserts, for a deterministic result
+	// touched records keys renamed or deleted and values replaced, for
+	// SetEntry edits, which find their way by key, to see conflicts.
+	touched map[*yaml.Node]Op
+	newKeys map[newKey]bool
+}
+
+type newKey struct {
+	m    *yaml.Node
+	name string
 }
 
 // change replaces s.b[start:end] with text.
@@ -64,12 +83,17 @@ type change struct {
 	start, end int
 	text       string
 	by         Edit
+	// depth orders insertions at one offset: edits within a line go
+	// before inserted lines (at the end of a file without a final break),
+	// and the lines of a nested mapping before those of its parents.
+	depth int
 }
 
 // insertion gathers the SetEntry edits that add lines at one place, so that
 // two edits creating the same missing mapping create it once.
 type insertion struct {
 	at, indent, step int
+	inside           int // an offset in the target, which must not be deleted
 	entries          []entry
 	by               Edit
 }
@@ -80,24 +104,31 @@ type entry struct {
 }
 
 func (p *plan) add(e Edit, start, end int, text string) {
-	p.changes = append(p.changes, change{start, end, text, e})
+	p.changes = append(p.changes, change{start: start, end: end, text: text, by: e, depth: math.MaxInt})
 }
 
 func (p *plan) quote(e Edit) error {
-	n := e.Node
-	if n.Style != 0 { // quoted, block or tagged !!str: already a string
+	if e.Node.Style != 0 { // quoted, block or tagged !!str: already a string
 		return nil
 	}
-	o, err := p.s.content(n)
+	start, end, err := p.scalar(e, e.Node)
 	if err != nil {
-		return fail(e, nil, "%v", err)
+		return err
 	}
-	end, ok := p.s.plainText(n, o)
-	if !ok {
-		return fail(e, nil, "not a plain scalar on one line at this position")
-	}
-	p.add(e, o, end, doubleQuote(n.Value))
+	p.add(e, start, end, p.glue(e.Node, start)+doubleQuote(e.Node.Value))
 	return nil
+}
+
+// glue returns the space that must separate new text at o, the start of
+// n's content, from a property written right before it: `&a:0` is anchor
+// a on the plain scalar ":0".
+func (p *plan) glue(n *yaml.Node, o int) string {
+	if start, err := p.s.offset(n); err == nil {
+		if _, end := p.s.props(start); end != start && end == o {
+			return " "
+		}
+	}
+	return ""
 }
 
 // scalar returns the span of key or single-line scalar n's text.
@@ -124,13 +155,23 @@ func (p *plan) scalar(e Edit, n *yaml.Node) (int, int, error) {
 }
 
 func (p *plan) rename(e Edit) error {
+	if e.Value == e.Node.Value {
+		return nil
+	}
 	start, end, err := p.scalar(e, e.Node)
 	if err != nil {
 		return err
 	}
-	if text, _ := format(e.Value, true); text != string(p.s.b[start:end]) {
-		p.add(e, start, end, text)
+	if e.Parent != nil {
+		k := newKey{e.Parent, e.Value}
+		if p.newKeys[k] {
+			return fail(e, nil, "another edit renames a key of this mapping to %q too", e.Value)
+		}
+		p.newKeys[k] = true
 	}
+	p.touched[e.Node] = RenameKey
+	text, _ := format(e.Value, true)
+	p.add(e, start, end, p.glue(e.Node, start)+text)
 	return nil
 }
 
@@ -172,7 +213,11 @@ func (p *plan) delete(e Edit) error {
 		}
 		first--
 	}
+	if s.next(s.line(end)) == len(s.b) && i > 0 && endsBlockScalar(s.b, m.Content[i-1]) {
+		return fail(e, nil, "the entry above would end the file inside its block scalar, changing its value")
+	}
 	p.add(e, s.lines[first], s.next(s.line(end)), "")
+	p.touched[k] = DeleteEntry
 	p.deleted[m] = append(p.deleted[m], len(p.changes)-1)
 	return nil
 }
@@ -186,6 +231,11 @@ func (p *plan) set(e Edit) error {
 		if m.Style&yaml.FlowStyle != 0 || len(m.Content) == 0 {
 			return fail(e, m, "flow mapping; edit it by hand")
 		}
+		for j := 0; j < len(m.Content); j += 2 {
+			if p.touched[m.Content[j]] == RenameKey {
+				return fail(e, m.Content[j], "another edit renames this key")
+			}
+		}
 		ki := findKey(m, k)
 		if ki < 0 {
 			ind, err := s.blockIndent(m)
@@ -196,10 +246,16 @@ func (p *plan) set(e Edit) error {
 			if err != nil {
 				return fail(e, m, "%v", err)
 			}
-			p.insert(m, s.next(s.line(end)), ind, step, keys[i:], e)
+			if endsBlockScalar(s.b[:s.next(s.line(end))], m) {
+				return fail(e, m, "the file ends inside a block scalar here; adding lines would change its value")
+			}
+			p.insert(m, end-1, s.next(s.line(end)), ind, step, keys[i:], e)
 			return nil
 		}
 		key, v := m.Content[ki], m.Content[ki+1]
+		if p.touched[key] == DeleteEntry {
+			return fail(e, key, "another edit deletes this entry")
+		}
 		switch {
 		case i == len(keys)-1:
 			return p.replace(e, key, v)
@@ -212,6 +268,16 @@ func (p *plan) set(e Edit) error {
 		}
 	}
 	return nil
+}
+
+// endsBlockScalar reports whether n's text ends with a block scalar that
+// runs to the end of b without a line break, whose value therefore changes
+// when lines follow it.
+func endsBlockScalar(b []byte, n *yaml.Node) bool {
+	for len(n.Content) > 0 {
+		n = n.Content[len(n.Content)-1]
+	}
+	return n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 && endsWithBreak(b) == 0
 }
 
 // colon returns the offset of the `:` that follows implicit key k.
@@ -240,6 +306,10 @@ func (p *plan) replace(e Edit, key, v *yaml.Node) error {
 	if v.Style&yaml.TaggedStyle != 0 {
 		return fail(e, v, "value has the explicit tag %s", v.Tag)
 	}
+	if p.inserts[key] != nil {
+		return fail(e, key, "another edit makes this value a mapping")
+	}
+	p.touched[v] = SetEntry
 	text, _ := format(e.Value, false)
 	if v.Value == "" && v.Style == 0 { // `key:` with nothing after it
 		c, err := p.colon(e, key)
@@ -249,14 +319,15 @@ func (p *plan) replace(e Edit, key, v *yaml.Node) error {
 		if o, err := p.s.offset(v); err != nil || o != c+1 {
 			return fail(e, v, "cannot locate the empty value")
 		}
-		p.add(e, c+1, c+1, " "+text)
+		// Replacing the colon too makes a deletion of the entry overlap.
+		p.add(e, c, c+1, ": "+text)
 		return nil
 	}
 	start, end, err := p.scalar(e, v)
 	if err != nil {
 		return err
 	}
-	p.add(e, start, end, text)
+	p.add(e, start, end, p.glue(v, start)+text)
 	return nil
 }
 
@@ -264,6 +335,9 @@ func (p *plan) replace(e Edit, key, v *yaml.Node) error {
 // holding path.
 func (p *plan) open(e Edit, key, v *yaml.Node, path []string, step int) error {
 	s := p.s
+	if p.touched[v] == SetEntry {
+		return fail(e, key, "another edit sets this value to a scalar")
+	}
 	c, err := p.colon(e, key)
 	if err != nil {
 		return err
@@ -294,16 +368,20 @@ func (p *plan) open(e Edit, key, v *yaml.Node, path []string, step int) error {
 	if s.line(end) != s.line(c) {
 		return fail(e, v, "value is not on its key's line")
 	}
-	p.add(e, c+1, end, "")
+	gap := "" // `key: {}#x` must not become `key:#x`
+	if end < len(s.b) && !isSpace(s.b[end]) && breakLen(s.b, end) == 0 {
+		gap = " "
+	}
+	p.add(e, c+1, end, gap)
 	ko, _ := s.offset(key)
-	p.insert(key, s.next(s.line(end)), s.column(ko)+step, step, path, e)
+	p.insert(key, ko, s.next(s.line(end)), s.column(ko)+step, step, path, e)
 	return nil
 }
 
-func (p *plan) insert(target *yaml.Node, at, indent, step int, path []string, e Edit) {
+func (p *plan) insert(target *yaml.Node, inside, at, indent, step int, path []string, e Edit) {
 	in := p.inserts[target]
 	if in == nil {
-		in = &insertion{at: at, indent: indent, step: step, by: e}
+		in = &insertion{at: at, inside: inside, indent: indent, step: step, by: e}
 		p.inserts[target] = in
 		p.order = append(p.order, target)
 	}
@@ -377,6 +455,13 @@ func (p *plan) finish() error {
 	}
 	for _, t := range p.order {
 		in := p.inserts[t]
+		for _, ds := range p.deleted {
+			for _, d := range ds {
+				if c := p.changes[d]; c.start <= in.inside && in.inside < c.end {
+					return fail(in.by, nil, "adds to a mapping that another edit deletes")
+				}
+			}
+		}
 		var w strings.Builder
 		if err := render(&w, in.entries, in.indent, in.step, s.eol); err != nil {
 			return fail(in.by, nil, "%v", err)
@@ -386,6 +471,7 @@ func (p *plan) finish() error {
 			text = s.eol + strings.TrimSuffix(text, s.eol)
 		}
 		p.add(in.by, in.at, in.at, text)
+		p.changes[len(p.changes)-1].depth = in.indent
 	}
 	return nil
 }
@@ -440,7 +526,10 @@ func (p *plan) splice() ([]byte, error) {
 		if cs[i].start != cs[j].start {
 			return cs[i].start < cs[j].start
 		}
-		return cs[i].end < cs[j].end
+		if cs[i].end != cs[j].end {
+			return cs[i].end < cs[j].end
+		}
+		return cs[i].depth > cs[j].depth
 	})
 	grow := 0
 	for _, c := range cs {

@@ -16,15 +16,19 @@ import (
 // each other (one deletes what another sets) can still fail half way.
 func ApplyNodes(edits []Edit) error {
 	edits = dedupe(edits)
+	plain := map[*yaml.Node]bool{} // as parsed: a scalar another edit sets is not quoted then
 	for _, e := range edits {
 		if err := check(e); err != nil {
 			return err
+		}
+		if e.Op == QuoteScalar && e.Node.Style == 0 {
+			plain[e.Node] = true
 		}
 	}
 	for _, e := range edits {
 		switch e.Op {
 		case QuoteScalar:
-			if e.Node.Style == 0 {
+			if plain[e.Node] {
 				e.Node.Style, e.Node.Tag = yaml.DoubleQuotedStyle, "!!str"
 			}
 		case DeleteEntry:
@@ -38,7 +42,9 @@ func ApplyNodes(edits []Edit) error {
 				m.Style |= yaml.FlowStyle
 			}
 		case RenameKey:
-			setScalar(e.Node, e.Value, true)
+			if e.Node.Value != e.Value {
+				setScalar(e.Node, e.Value, true)
+			}
 		case SetEntry:
 			if err := setNodes(e); err != nil {
 				return err

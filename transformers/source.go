@@ -139,27 +139,45 @@ func (s *source) firstOnLine(o int) bool {
 	return true
 }
 
-// skipProps skips the anchor and tag written before a node's content, and
-// with crossLines the blank and comment lines that may follow them.
-func (s *source) skipProps(o int, crossLines bool) int {
+// props returns where a node's content starts, after the anchor and tag
+// at o and the blanks and comments that may follow them, and where the last
+// of those properties ends (o when there are none).
+func (s *source) props(o int) (content, end int) {
 	b := s.b
-	for o < len(b) && (b[o] == '&' || b[o] == '!') {
-		for o < len(b) && !isSpace(b[o]) && breakLen(b, o) == 0 && !isFlowIndicator(b[o]) {
+	content, end = o, o
+	for content < len(b) && (b[content] == '&' || b[content] == '!') {
+		end = propEnd(b, content)
+		content = s.skipBlank(end)
+	}
+	return content, end
+}
+
+// skipBlank skips blanks, line breaks and comments from o, which is not
+// inside a token.
+func (s *source) skipBlank(o int) int {
+	for o < len(s.b) {
+		if n := breakLen(s.b, o); n > 0 {
+			o += n
+		} else if isSpace(s.b[o]) {
 			o++
+		} else if s.b[o] == '#' {
+			o = s.lineEnd(s.line(o))
+		} else {
+			break
 		}
-		for o < len(b) {
-			switch n := breakLen(b, o); {
-			case isSpace(b[o]):
-				o++
-			case crossLines && n > 0:
-				o += n
-			case crossLines && b[o] == '#':
-				o = s.lineEnd(s.line(o))
-			default:
-				goto next
-			}
+	}
+	return o
+}
+
+// propEnd returns the end of the anchor, alias or tag at o, scanned as
+// yaml.v3 does: anchor names are [0-9A-Za-z_-], tags run to a blank.
+func propEnd(b []byte, o int) int {
+	tag := b[o] == '!'
+	for o++; o < len(b) && !isSpace(b[o]) && breakLen(b, o) == 0; o++ {
+		c := b[o]
+		if !tag && !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '_' || c == '-') {
+			break
 		}
-	next:
 	}
 	return o
 }
@@ -174,15 +192,25 @@ func (s *source) content(n *yaml.Node) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return s.skipProps(o, true), nil
+	c, _ := s.props(o)
+	return c, nil
 }
 
 // blockIndent returns the indentation of block collection n: the column of
-// its first key, `?` or `-`.
+// its first key, `?` or `-`. Properties on the line of the first key belong
+// to that key; only those on a line of their own are the collection's.
 func (s *source) blockIndent(n *yaml.Node) (int, error) {
-	o, err := s.content(n)
+	o, err := s.offset(n)
 	if err != nil {
 		return 0, err
+	}
+	i := o
+	for i < len(s.b) && (s.b[i] == '&' || s.b[i] == '!') {
+		for i = propEnd(s.b, i); i < len(s.b) && isSpace(s.b[i]); i++ {
+		}
+	}
+	if i == len(s.b) || s.b[i] == '#' || breakLen(s.b, i) > 0 {
+		o = s.skipBlank(i)
 	}
 	return s.column(o), nil
 }
@@ -221,21 +249,23 @@ func (s *source) end(n *yaml.Node, indent int) (int, error) {
 			}
 			return s.end(n.Content[len(n.Content)-1], ind)
 		}
-		return s.flowEnd(s.skipProps(o, true))
+		return s.flowEnd(first(s.props(o)))
 	case yaml.ScalarNode:
 		switch {
 		case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
-			return s.blockScalarEnd(s.skipProps(o, true), indent)
+			return s.blockScalarEnd(first(s.props(o)), indent)
 		case n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0:
-			return s.quotedEnd(s.skipProps(o, true))
+			return s.quotedEnd(first(s.props(o)))
 		case n.Value == "":
-			if o > 0 && o == s.skipProps(o, false) && s.b[o-1] != ':' && s.b[o-1] != '-' {
-				// yaml.v3 places some empty values at the next token.
-				return 0, errors.New("cannot locate the empty value")
+			// yaml.v3 places some empty values at the next token, and
+			// properties on a later line may be the next key's.
+			if _, end := s.props(o); end != o && s.line(end) == s.line(o) ||
+				end == o && o > 0 && (s.b[o-1] == ':' || s.b[o-1] == '-') {
+				return end, nil
 			}
-			return s.skipProps(o, false), nil
+			return 0, errors.New("cannot locate the empty value")
 		}
-		c := s.skipProps(o, true)
+		c, _ := s.props(o)
 		if end, ok := s.plainText(n, c); ok {
 			return end, nil
 		}
@@ -316,23 +346,20 @@ func (s *source) blockScalarEnd(o, indent int) (int, error) {
 			i++
 		}
 		sp, empty := i-s.lines[l], i == le
-		if ci == 0 {
-			if empty {
-				leading = max(leading, sp)
-				continue
-			}
-			ci = max(leading, sp, indent+1, 1)
-		}
-		switch {
-		case empty && sp <= ci:
+		if empty && (ci == 0 || sp <= ci) {
+			leading = max(leading, sp)
 			if keep { // kept trailing breaks belong to the value
 				end = le
 			}
-		case sp < ci:
-			return end, nil
-		default:
-			end = le
+			continue
 		}
+		if ci == 0 {
+			ci = max(leading, sp, indent+1, 1)
+		}
+		if sp < ci {
+			return end, nil
+		}
+		end = le
 	}
 	return end, nil
 }
@@ -393,9 +420,7 @@ func (s *source) flowEnd(o int) (int, error) {
 			}
 			i = e - 1
 		case c == '&' || c == '!' || c == '*':
-			for i+1 < len(b) && !isSpace(b[i+1]) && breakLen(b, i+1) == 0 && !isFlowIndicator(b[i+1]) {
-				i++
-			}
+			i = propEnd(b, i) - 1
 		case c == '?' && (i+1 < len(b) && (isSpace(b[i+1]) || breakLen(b, i+1) > 0)):
 		default:
 			plain = true
@@ -403,3 +428,5 @@ func (s *source) flowEnd(o int) (int, error) {
 	}
 	return 0, errors.New("unterminated flow collection")
 }
+
+func first(a, _ int) int { return a }

@@ -23,6 +23,11 @@ const IgnoreAnnotation = "shipshape.dev/ignore"
 // DefaultMaxFileSize bounds what one file may make shipshape read.
 const DefaultMaxFileSize = 64 << 20
 
+var templateNotice = map[string]string{
+	"Helm/Go": "Go/Helm template markers ({{) found: not linted; lint the rendered output (helm template . | shipshape lint -)",
+	"ytt":     "ytt annotations (#@) found: not linted; lint the rendered output (ytt -f . | shipshape lint -)",
+}
+
 // Engine holds the enabled rules with their effective severities.
 type Engine struct {
 	rules    []*rules.Rule
@@ -117,7 +122,7 @@ type Hook func(fr *FileResult)
 func (e *Engine) Run(inputs []manifest.Input, hook Hook) *Result {
 	res := &Result{Files: make([]*FileResult, len(inputs))}
 	aggs := e.newAggregates()
-	patches := &manifest.Patches{}
+	kusts := &manifest.Kustomizations{}
 	var mu sync.Mutex // guards aggregates and res.Resources
 	ignores := map[string]lineIgnores{}
 
@@ -129,7 +134,7 @@ func (e *Engine) Run(inputs []manifest.Input, hook Hook) *Result {
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				fr := e.processFile(inputs[i], patches, aggs, &mu, ignores)
+				fr := e.processFile(inputs[i], kusts, aggs, &mu, ignores)
 				if hook != nil && fr.File != nil {
 					hook(fr)
 				}
@@ -234,14 +239,14 @@ func (e *Engine) read(in manifest.Input) ([]byte, error) {
 	return data, nil
 }
 
-func (e *Engine) processFile(in manifest.Input, patches *manifest.Patches, aggs []aggregate, mu *sync.Mutex, ignores map[string]lineIgnores) *FileResult {
+func (e *Engine) processFile(in manifest.Input, kusts *manifest.Kustomizations, aggs []aggregate, mu *sync.Mutex, ignores map[string]lineIgnores) *FileResult {
 	fr := &FileResult{Input: in}
 	data, err := e.read(in)
 	if err != nil {
 		fr.Findings = []rules.Finding{e.fileFinding(in.Path, rules.InputErrorID, err.Error())}
 		return fr
 	}
-	fr.File = manifest.Parse(in.Path, data, patches.IsPatch(in.Path))
+	fr.File = manifest.Parse(in.Path, data, kusts.For(in.Path))
 	fr.Findings = e.Lint(fr.File)
 	if len(aggs) > 0 || fileIgnoreCheap(fr.File.Src) {
 		ig := scanIgnores(fr.File.Src)
@@ -273,9 +278,9 @@ func (e *Engine) fileFinding(path, rule, msg string) rules.Finding {
 // again on its output.
 func (e *Engine) Lint(f *manifest.File) []rules.Finding {
 	var out []rules.Finding
-	if f.Template {
+	if f.Template != "" {
 		if e.Enabled(rules.TemplateID) {
-			out = append(out, e.fileFinding(f.Path, rules.TemplateID, "Go/Helm template markers ({{) found: not linted; render it first (helm template, then shipshape lint -)"))
+			out = append(out, e.fileFinding(f.Path, rules.TemplateID, templateNotice[f.Template]))
 		}
 		return out
 	}

@@ -99,7 +99,7 @@ func applyAll(src []byte, fixable []rules.Finding) (out []byte, applied, skipped
 // documents, no new syntax error, and every finding left was there before
 // and was not meant to be fixed.
 func verify(eng *engine.Engine, f *manifest.File, out []byte, before, applied []rules.Finding) error {
-	nf := manifest.Parse(f.Path, out, isPartial(f))
+	nf := manifest.Parse(f.Path, out, f.Context)
 	if nf.Docs != f.Docs {
 		return fmt.Errorf("fixed output has %d documents instead of %d; not written", nf.Docs, f.Docs)
 	}
@@ -127,13 +127,4 @@ func verify(eng *engine.Engine, f *manifest.File, out []byte, before, applied []
 // shift.
 func key(fd rules.Finding) string {
 	return fmt.Sprintf("%s\x00%d\x00%s\x00%s\x00%s", fd.Rule, fd.Doc, fd.Resource, fd.Field, fd.Message)
-}
-
-func isPartial(f *manifest.File) bool {
-	for _, o := range f.Objects {
-		if o.Partial {
-			return true
-		}
-	}
-	return false
 }

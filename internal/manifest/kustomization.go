@@ -11,39 +11,61 @@ import (
 
 var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
 
-// Patches knows which files the kustomization in their directory uses as
-// patches: those are partial objects. Safe for concurrent use; each
-// directory's kustomization is read once.
-type Patches struct {
-	mu   sync.Mutex
-	dirs map[string]map[string]bool
+// Context is what the kustomizations around a file say about it.
+type Context struct {
+	// Patch: the file is listed under patches, patchesStrategicMerge or
+	// patchesJson6902, so its objects are partial.
+	Patch bool
+	// SelectorLabels are labels kustomize adds to the selectors and pod
+	// templates of the file's objects (commonLabels, labels with
+	// includeSelectors): a base without a selector is completed by them.
+	SelectorLabels map[string]string
 }
 
-// IsPatch reports whether path is listed under patches,
-// patchesStrategicMerge or patchesJson6902 of a kustomization in its
-// directory or the two above it (`patches/deploy.yaml` is a common layout).
-func (p *Patches) IsPatch(path string) bool {
+// Kustomizations reads the kustomization files next to the inputs, once
+// per directory. Safe for concurrent use.
+type Kustomizations struct {
+	mu   sync.Mutex
+	dirs map[string]*kustomization
+}
+
+type kustomization struct {
+	patches, resources map[string]bool // absolute paths
+	selectorLabels     map[string]string
+}
+
+// For returns the context of path: patches are looked up in the
+// kustomizations of its directory and the two above it (a
+// `patches/deploy.yaml` layout is common), selector labels only in its own
+// directory's kustomization, when that lists the file as a resource.
+func (k *Kustomizations) For(path string) Context {
+	var ctx Context
 	if path == Stdin {
-		return false
+		return ctx
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return false
+		return ctx
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.dirs == nil {
-		p.dirs = map[string]map[string]bool{}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.dirs == nil {
+		k.dirs = map[string]*kustomization{}
 	}
 	dir := filepath.Dir(abs)
 	for i := 0; i < 3; i++ {
-		set, ok := p.dirs[dir]
+		kz, ok := k.dirs[dir]
 		if !ok {
-			set = readPatchList(dir)
-			p.dirs[dir] = set
+			kz = readKustomization(dir)
+			k.dirs[dir] = kz
 		}
-		if set[abs] {
-			return true
+		if kz != nil {
+			if kz.patches[abs] {
+				ctx.Patch = true
+			}
+			if i == 0 && kz.resources[abs] {
+				ctx.SelectorLabels = kz.selectorLabels
+			}
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -51,44 +73,67 @@ func (p *Patches) IsPatch(path string) bool {
 		}
 		dir = parent
 	}
-	return false
+	return ctx
 }
 
-func readPatchList(dir string) map[string]bool {
+func readKustomization(dir string) *kustomization {
 	for _, name := range kustomizationNames {
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			continue
 		}
 		var k struct {
-			Patches []struct {
+			Resources []string `yaml:"resources"`
+			Patches   []struct {
 				Path string `yaml:"path"`
 			} `yaml:"patches"`
 			PatchesStrategicMerge []string `yaml:"patchesStrategicMerge"`
 			PatchesJSON6902       []struct {
 				Path string `yaml:"path"`
 			} `yaml:"patchesJson6902"`
+			CommonLabels map[string]string `yaml:"commonLabels"`
+			Labels       []struct {
+				Pairs            map[string]string `yaml:"pairs"`
+				IncludeSelectors bool              `yaml:"includeSelectors"`
+			} `yaml:"labels"`
 		}
-		// A kustomization we cannot read only loses the patch hint; the
-		// file itself is linted on its own and reports its own errors.
+		// A kustomization we cannot read only loses these hints; the file
+		// itself is linted on its own and reports its own errors.
 		_ = yaml.Unmarshal(data, &k)
-		set := map[string]bool{}
-		add := func(p string) {
+		kz := &kustomization{patches: map[string]bool{}, resources: map[string]bool{}}
+		add := func(set map[string]bool, p string) {
 			// Inline patches are YAML text, not paths.
 			if p != "" && !strings.ContainsAny(p, "\n:") {
 				set[filepath.Join(dir, p)] = true
 			}
 		}
+		for _, p := range k.Resources {
+			add(kz.resources, p)
+		}
 		for _, p := range k.Patches {
-			add(p.Path)
+			add(kz.patches, p.Path)
 		}
 		for _, p := range k.PatchesStrategicMerge {
-			add(p)
+			add(kz.patches, p)
 		}
 		for _, p := range k.PatchesJSON6902 {
-			add(p.Path)
+			add(kz.patches, p.Path)
 		}
-		return set
+		labels := map[string]string{}
+		for key, v := range k.CommonLabels {
+			labels[key] = v
+		}
+		for _, l := range k.Labels {
+			if l.IncludeSelectors {
+				for key, v := range l.Pairs {
+					labels[key] = v
+				}
+			}
+		}
+		if len(labels) > 0 {
+			kz.selectorLabels = labels
+		}
+		return kz
 	}
 	return nil
 }

@@ -25,6 +25,9 @@ type Object struct {
 	Partial bool
 	// Item is the index within a `kind: List`, or -1.
 	Item int
+	// SelectorLabels are added to selectors and pod templates by the
+	// kustomization that lists the file (see Context).
+	SelectorLabels map[string]string
 }
 
 // Group returns the API group of the object's apiVersion ("" for core).

@@ -21,13 +21,15 @@ type File struct {
 	// refer to it.
 	Src []byte
 	BOM bool
-	// Template is set for Helm/Go templates, which are not YAML until
-	// rendered and are not parsed.
-	Template bool
+	// Template names the template language ("Helm/Go", "ytt") of a file
+	// that is not the YAML it renders to; such files are not parsed.
+	Template string
 	// Docs is the number of YAML documents in the file.
 	Docs    int
 	Objects []*Object
 	Errors  []SyntaxError
+	// Context is what Parse was told about the file; fix re-parses with it.
+	Context Context
 }
 
 // SyntaxError is a YAML parse error with the parser's position.
@@ -40,15 +42,14 @@ func (e SyntaxError) Error() string {
 	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Message)
 }
 
-// Parse reads data as a YAML stream of Kubernetes objects. partial marks a
-// file that a kustomization uses as a patch.
-func Parse(path string, data []byte, partial bool) *File {
-	f := &File{Path: path, Src: data}
+// Parse reads data as a YAML stream of Kubernetes objects; ctx is what
+// the surrounding kustomization says about the file.
+func Parse(path string, data []byte, ctx Context) *File {
+	f := &File{Path: path, Src: data, Context: ctx}
 	if bytes.HasPrefix(data, bom) {
 		f.Src, f.BOM = data[len(bom):], true
 	}
-	if bytes.Contains(f.Src, []byte("{{")) {
-		f.Template = true
+	if f.Template = templateKind(f.Src); f.Template != "" {
 		return f
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(f.Src))
@@ -72,28 +73,30 @@ func Parse(path string, data []byte, partial bool) *File {
 		if doc == nil || len(doc.Content) == 0 {
 			continue
 		}
-		f.addObjects(doc.Content[0], i, partial)
+		f.addObjects(doc.Content[0], i, ctx)
 	}
 	return f
 }
 
-func (f *File) addObjects(root *yaml.Node, doc int, partial bool) {
+func (f *File) addObjects(root *yaml.Node, doc int, ctx Context) {
 	if root.Kind != yaml.MappingNode {
 		return
 	}
-	obj := NewObject(root, f.Path, doc, partial)
+	obj := NewObject(root, f.Path, doc, ctx.Patch)
 	if obj == nil {
 		return // no apiVersion and kind: not a Kubernetes object
 	}
 	if items := MapGet(root, "items"); items != nil && items.Kind == yaml.SequenceNode && isListKind(obj.Kind) {
 		for i, it := range items.Content {
-			if item := NewObject(it, f.Path, doc, partial); item != nil {
+			if item := NewObject(it, f.Path, doc, ctx.Patch); item != nil {
+				item.SelectorLabels = ctx.SelectorLabels
 				item.Item = i
 				f.Objects = append(f.Objects, item)
 			}
 		}
 		return
 	}
+	obj.SelectorLabels = ctx.SelectorLabels
 	f.Objects = append(f.Objects, obj)
 }
 
@@ -122,7 +125,7 @@ func NewObject(n *yaml.Node, file string, doc int, partial bool) *Object {
 		File:    file,
 		Doc:     doc,
 		Node:    n,
-		Partial: partial || hasPatchDirective(n),
+		Partial: partial || hasPatchDirective(n) || incomplete(kind, n),
 		Item:    -1,
 	}
 }
@@ -222,4 +225,16 @@ func syntaxError(chunk []byte, err error) SyntaxError {
 		}
 	}
 	return e
+}
+
+// templateKind recognises files that are templates rather than manifests:
+// Go templates (Helm) and ytt, whose `#@` annotations carry the values.
+func templateKind(src []byte) string {
+	switch {
+	case bytes.Contains(src, []byte("{{")):
+		return "Helm/Go"
+	case bytes.HasPrefix(src, []byte("#@")) || bytes.Contains(src, []byte("\n#@")) || bytes.Contains(src, []byte(" #@")):
+		return "ytt"
+	}
+	return ""
 }

@@ -19,8 +19,9 @@ import (
 //     in its "Suite" column, and rule IDs hold no dots, which Jenkins would
 //     split into package and class (file names like deploy.yaml would).
 //     name is "FILE KIND NAMESPACE/NAME FIELD", without line numbers, so that
-//     GitLab's merge-request comparison (which keys test cases by name)
-//     keeps a finding "existing" when an edit above it shifts its line.
+//     GitLab's merge-request comparison of test reports (which identifies a
+//     test case by its names, not its text) keeps a finding "existing" when
+//     an edit above it shifts its line. Repeats get " #2", " #3".
 //     The file attribute feeds GitLab's "Filename" column.
 //   - errors and warnings are <failure type=RULE message=MESSAGE> whose text
 //     starts with "file:line:col: severity rule: message". (<error> means

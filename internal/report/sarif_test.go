@@ -123,20 +123,23 @@ func TestSARIFSchemaRejectsInvalid(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
+		at     string // where the validator must complain
 		mutate func(log map[string]any)
 	}{
-		{"unknown level", func(l map[string]any) { result(l, 0)["level"] = "fatal" }},
-		{"line 0", func(l map[string]any) { region(l, 0)["startLine"] = 0 }},
-		{"driver without name", func(l map[string]any) { delete(driver(l), "name") }},
-		{"wrong version", func(l map[string]any) { l["version"] = "2.0.0" }},
-		{"result without message", func(l map[string]any) { delete(result(l, 0), "message") }},
-		{"unknown property", func(l map[string]any) { result(l, 0)["severity"] = "error" }},
-		{"rules not unique", func(l map[string]any) {
+		{"unknown level", "/runs/0/results/0/level", func(l map[string]any) { result(l, 0)["level"] = "fatal" }},
+		{"line 0", "/runs/0/results/0/locations/0/physicalLocation/region/startLine",
+			func(l map[string]any) { region(l, 0)["startLine"] = 0 }},
+		{"driver without name", "/runs/0/tool/driver", func(l map[string]any) { delete(driver(l), "name") }},
+		{"wrong version", "/version", func(l map[string]any) { l["version"] = "2.0.0" }},
+		{"result without message", "/runs/0/results/0", func(l map[string]any) { delete(result(l, 0), "message") }},
+		{"unknown property", "/runs/0/results/0", func(l map[string]any) { result(l, 0)["severity"] = "error" }},
+		{"rules not unique", "/runs/0/tool/driver/rules", func(l map[string]any) {
 			d := driver(l)
 			rs := d["rules"].([]any)
 			d["rules"] = append(rs, rs[0])
 		}},
-		{"informationUri not a URI", func(l map[string]any) { driver(l)["informationUri"] = "shipshape" }},
+		{"informationUri not a URI", "/runs/0/tool/driver/informationUri",
+			func(l map[string]any) { driver(l)["informationUri"] = "shipshape" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -149,8 +152,12 @@ func TestSARIFSchemaRejectsInvalid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := validateSARIF(t, data); err == nil {
+			err = validateSARIF(t, data)
+			if err == nil {
 				t.Fatalf("schema accepted an invalid document:\n%s", data)
+			}
+			if !strings.Contains(err.Error(), "'"+tt.at+"'") {
+				t.Fatalf("rejected, but not at %s: %v", tt.at, err)
 			}
 		})
 	}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// corpusDir finds ../shared/corpus (real manifests from public projects),
+// or skips: a fresh clone without it still passes go test ./...
+func corpusDir(tb testing.TB) string {
+	dir := os.Getenv("SHIPSHAPE_CORPUS")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "shared", "corpus")
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		tb.Skipf("corpus not found at %s (set SHIPSHAPE_CORPUS to run this)", dir)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return abs
+}
+
+// TestCorpusSmoke lints every manifest of the corpus. Every finding must be
+// in testdata/corpus/lint-expected.txt, which was read line by line: a
+// false positive is a bug to fix, not a line to accept.
+func TestCorpusSmoke(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	dir := corpusDir(t)
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"lint", "--fail-on", "none", dir}, strings.NewReader(""), &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	got := strings.ReplaceAll(stdout.String(), dir+string(filepath.Separator), "")
+	golden(t, filepath.Join("..", "..", "testdata", "corpus", "lint-expected.txt"), []byte(got))
+}
+
+func corpusBytes(b *testing.B, dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// BenchmarkLintCorpus measures `shipshape lint` over the whole corpus
+// in-process; MB/s is over the YAML bytes read.
+func BenchmarkLintCorpus(b *testing.B) {
+	dir := corpusDir(b)
+	b.SetBytes(corpusBytes(b, dir))
+	b.ReportAllocs()
+	for b.Loop() {
+		run([]string{"lint", "--fail-on", "none", "--format", "json", dir}, strings.NewReader(""), io.Discard, io.Discard)
+	}
+}
+
+// BenchmarkFixCheckCorpus measures `shipshape fix --check` (no writes).
+func BenchmarkFixCheckCorpus(b *testing.B) {
+	dir := corpusDir(b)
+	b.SetBytes(corpusBytes(b, dir))
+	b.ReportAllocs()
+	for b.Loop() {
+		run([]string{"fix", "--check", "--fail-on", "none", dir}, strings.NewReader(""), io.Discard, io.Discard)
+	}
+}

@@ -1,0 +1,39 @@
+package manifest
+
+import "go.yaml.in/yaml/v3"
+
+// incomplete recognises objects that cannot be whole, so that they are
+// judged like patches even when the kustomization that uses them is not
+// in view (a file passed alone, or a repository's overlay directory):
+// reporting "missing selector" on a strategic-merge patch is noise.
+//   - a workload container without an image (the API requires one; a
+//     patch names the container and overrides a field or two);
+//   - a workload with neither a selector nor template labels;
+//   - a Service with neither ports nor a selector.
+func incomplete(kind string, n *yaml.Node) bool {
+	spec := MapGet(n, "spec")
+	switch kind {
+	case "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet":
+		tmpl := MapGet(spec, "template")
+		if MapGet(spec, "selector") == nil && MapGet(MapGet(tmpl, "metadata"), "labels") == nil {
+			return true
+		}
+		return containerWithoutImage(MapGet(MapGet(tmpl, "spec"), "containers"))
+	case "Service":
+		return spec == nil || MapGet(spec, "ports") == nil && MapGet(spec, "selector") == nil &&
+			ScalarValue(MapGet(spec, "type")) != "ExternalName"
+	}
+	return false
+}
+
+func containerWithoutImage(cs *yaml.Node) bool {
+	if cs == nil || cs.Kind != yaml.SequenceNode {
+		return false
+	}
+	for _, c := range cs.Content {
+		if c.Kind == yaml.MappingNode && MapGet(c, "image") == nil {
+			return true
+		}
+	}
+	return false
+}
