@@ -1,5 +1,7 @@
 package rules
 
+//go:generate go run ../internal/cmd/gendocs ../docs/rules.md
+
 import (
 	"fmt"
 	"strings"

@@ -23,10 +23,11 @@ shipshape re-reads the file document by document after an error.`,
 	Register(&Rule{
 		ID:       TemplateID,
 		Severity: Info,
-		Summary:  "A Helm or Go template was skipped",
-		Doc: `Files containing ` + "`{{`" + ` are templates, not YAML, until they are rendered.
-shipshape does not guess what they render to. Lint the rendered output instead:
-` + "`helm template . | shipshape lint -`" + `.`,
+		Summary:  "A Helm or ytt template was skipped",
+		Doc: `Files containing ` + "`{{`" + ` (Helm, Go templates) or ytt's ` + "`#@`" + ` annotations are
+templates, not the YAML they render to. shipshape does not guess what they render
+to. Lint the rendered output instead: ` + "`helm template . | shipshape lint -`" + `,
+` + "`ytt -f . | shipshape lint -`" + `.`,
 		Bad:  "metadata:\n  name: {{ .Release.Name }}\n",
 		Good: "# rendered: helm template . | shipshape lint -\nmetadata:\n  name: web\n",
 	})

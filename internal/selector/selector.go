@@ -111,8 +111,9 @@ func FromLabelSelector(n *yaml.Node) (*Selector, []Problem) {
 
 // FromMap parses a plain map selector (Service and ReplicationController
 // spec.selector): equality only. `{}` is Empty, as labels.SelectorFromSet
-// makes it; note that an empty map does not survive the API server's
-// storage, so a Service with `selector: {}` ends up with no selector.
+// makes it; callers judging Services should know that the field is
+// omitempty, so after a round trip through the API server `selector: {}`
+// is no selector at all and the Service selects no pods.
 func FromMap(n *yaml.Node) (*Selector, []Problem) {
 	if isNull(n) {
 		return nil, nil

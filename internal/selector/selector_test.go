@@ -387,3 +387,27 @@ func conservative(p Problem, data []byte) bool {
 // nonSpecificTag finds a lone '!' tag: v2 reads `! 1` and `!` as strings,
 // yaml.v3 leaves no trace of the tag in the node.
 var nonSpecificTag = regexp.MustCompile(`(?:^|[^\w!])!(?:$|[\s,\]}\x{85}\x{2028}\x{2029}\x{feff}])`)
+
+// TestMergeBomb: merge keys over aliases multiply; parsing must stay cheap
+// and report the document, as v2 refuses it too.
+func TestMergeBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("l0: &l0 {a: one, b: two}\n")
+	for i := 1; i <= 9; i++ {
+		fmt.Fprintf(&b, "l%d: &l%d {<<: [%s]}\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d, ", i-1), 9), ", "))
+	}
+	b.WriteString("selector: {matchLabels: *l9}\n")
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte(b.String()), &n); err != nil {
+		t.Fatal(err)
+	}
+	sel := n.Content[0].Content[len(n.Content[0].Content)-1]
+	_, problems := FromLabelSelector(sel)
+	if len(problems) != 1 || !strings.Contains(problems[0].Message, "too many merged entries") {
+		t.Errorf("problems = %v", problems)
+	}
+	var v any
+	if err := yaml2.Unmarshal([]byte(b.String()), &v); err == nil {
+		t.Error("v2 accepts it")
+	}
+}

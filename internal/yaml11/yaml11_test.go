@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	yaml2 "go.yaml.in/yaml/v2"
 )
 
 // TestResolve pins the answers a reader of the rule's messages relies on,
@@ -289,5 +291,26 @@ func BenchmarkResolveString(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		_, sink = Resolve(mix[i%len(mix)])
+	}
+}
+
+// BenchmarkResolveCandidates is the rare slow path: values that do resolve
+// pay for strconv and the Text string.
+func BenchmarkResolveCandidates(b *testing.B) {
+	mix := []string{"yes", "1.10", "0755", "8080", "1e3", "1_000", "~", "0x1F"}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		_, sink = Resolve(mix[i%len(mix)])
+	}
+}
+
+// BenchmarkV2Unmarshal is the alternative Resolve avoids: asking the real
+// decoder about each scalar (as kyaml's IsValueNonString does).
+func BenchmarkV2Unmarshal(b *testing.B) {
+	mix := []string{"nginx", "frontend", "v1", "app.kubernetes.io", "true", "1.10", "yes"}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		var v any
+		_ = yaml2.Unmarshal([]byte(mix[i%len(mix)]), &v)
 	}
 }

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestFixGolden copies each testdata/fix/<case>/in.yaml to a temporary
+// directory, runs `shipshape fix` on it and compares the result byte for
+// byte with out.yaml. A second run must change nothing.
+func TestFixGolden(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	dirs, _ := filepath.Glob("../../testdata/fix/*")
+	if len(dirs) == 0 {
+		t.Fatal("no fix cases")
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			in, err := os.ReadFile(filepath.Join(dir, "in.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tmp := t.TempDir()
+			path := filepath.Join(tmp, "in.yaml")
+			if err := os.WriteFile(path, in, 0o640); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			run([]string{"fix", "--fail-on", "none", path}, strings.NewReader(""), &stdout, &stderr)
+			if stderr.Len() > 0 {
+				t.Fatalf("stderr: %s", stderr.String())
+			}
+			got, _ := os.ReadFile(path)
+			golden(t, filepath.Join(dir, "out.yaml"), got)
+
+			st, _ := os.Stat(path)
+			if st.Mode().Perm() != 0o640 {
+				t.Errorf("mode changed to %v", st.Mode().Perm())
+			}
+			stdout.Reset()
+			run([]string{"fix", "--check", "--fail-on", "none", path}, strings.NewReader(""), &stdout, &stderr)
+			if again, _ := os.ReadFile(path); !bytes.Equal(again, got) {
+				t.Errorf("second fix changed the file")
+			}
+			if code := run([]string{"fix", "--check", "--fail-on", "none", path}, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+				t.Errorf("fix --check after fix: exit %d, want 0: %s", code, stdout.String())
+			}
+		})
+	}
+}
+
+func TestFixLeavesCleanFilesAlone(t *testing.T) {
+	tmp := t.TempDir()
+	path := filepath.Join(tmp, "clean.yaml")
+	src := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: clean\ndata:\n  a: \"yes\"\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour).Truncate(time.Second)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if code := run([]string{"fix", path}, strings.NewReader(""), &out, &out); code != exitOK {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	st, _ := os.Stat(path)
+	if !st.ModTime().Equal(old) {
+		t.Errorf("clean file was rewritten (mtime %v, want %v)", st.ModTime(), old)
+	}
+	entries, _ := os.ReadDir(tmp)
+	if len(entries) != 1 {
+		t.Errorf("temporary files left behind: %v", entries)
+	}
+}
+
+func TestFixCheckAndDiff(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	tmp := t.TempDir()
+	path := filepath.Join(tmp, "web.yaml")
+	src := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  a: yes\n"
+	os.WriteFile(path, []byte(src), 0o644)
+
+	var out, errb bytes.Buffer
+	if code := run([]string{"fix", "--check", path}, strings.NewReader(""), &out, &errb); code != exitFindings {
+		t.Errorf("--check with a fix to make: exit %d, want 1", code)
+	}
+	if !strings.Contains(out.String(), "would fix "+path+":6: ambiguous-scalar") {
+		t.Errorf("--check output: %s", out.String())
+	}
+	out.Reset()
+	if code := run([]string{"fix", "--diff", path}, strings.NewReader(""), &out, &errb); code != exitOK {
+		t.Errorf("--diff: exit %d, want 0", code)
+	}
+	name := filepath.ToSlash(path)
+	wantDiff := "--- a/" + name + "\n+++ b/" + name + "\n@@ -3,4 +3,4 @@\n metadata:\n   name: web\n data:\n-  a: yes\n+  a: \"yes\"\n"
+	if out.String() != wantDiff {
+		t.Errorf("--diff output:\n%s\nwant:\n%s", out.String(), wantDiff)
+	}
+	if got, _ := os.ReadFile(path); string(got) != src {
+		t.Errorf("--check/--diff wrote the file")
+	}
+}
+
+func TestFixStdin(t *testing.T) {
+	var out, errb bytes.Buffer
+	src := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  a: on # keep\n"
+	code := run([]string{"fix", "-"}, strings.NewReader(src), &out, &errb)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if want := strings.Replace(src, "a: on", "a: \"on\"", 1); out.String() != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", out.String(), want)
+	}
+	if !strings.Contains(errb.String(), "fixed 1 finding") {
+		t.Errorf("stderr: %s", errb.String())
+	}
+}
