@@ -1,0 +1,95 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestMatchGlob(t *testing.T) {
+	tests := []struct {
+		glob, path string
+		want       bool
+	}{
+		{"charts/**", "charts/a/b.yaml", true},
+		{"charts/**", "charts", true},
+		{"charts/**", "other/charts/a.yaml", false},
+		{"**/charts/**", "other/charts/a.yaml", true},
+		{"*.generated.yaml", "a/b/x.generated.yaml", true},
+		{"*.generated.yaml", "a/b/x.yaml", false},
+		{"vendor", "a/vendor/x.yaml", true},
+		{"base/*.yaml", "base/a.yaml", true},
+		{"base/*.yaml", "base/sub/a.yaml", false},
+		{"./base/*.yaml", "base/a.yaml", true},
+		{"**/*.yml", "deep/er/x.yml", true},
+	}
+	for _, tc := range tests {
+		if got := MatchGlob(tc.glob, tc.path); got != tc.want {
+			t.Errorf("MatchGlob(%q, %q) = %v, want %v", tc.glob, tc.path, got, tc.want)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+	}{
+		{"typo", "apiVersion: shipshape.dev/v1alpha1\nkind: ShipshapeConfig\nspec:\n  exlude: [a]\n", "line 4: field exlude not found"},
+		{"wrong kind", "apiVersion: v1\nkind: ConfigMap\n", "apiVersion/kind must be shipshape.dev/v1alpha1 ShipshapeConfig"},
+		{"bad mode", "apiVersion: shipshape.dev/v1alpha1\nkind: ShipshapeConfig\nspec:\n  mode: apply\n", "spec.mode"},
+		{"bad engine", "apiVersion: shipshape.dev/v1alpha1\nkind: ShipshapeConfig\nspec:\n  lws: {engine: helm}\n", "spec.lws.engine"},
+		{"bad failOn", "apiVersion: shipshape.dev/v1alpha1\nkind: ShipshapeConfig\nspec:\n  failOn: sometimes\n", "spec.failOn"},
+		{"bad yaml", "apiVersion: [\n", "line"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.src), "x.yaml")
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "x.yaml: ") {
+				t.Errorf("err = %v, want it to name x.yaml and contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestFromFlatKeys(t *testing.T) {
+	c, err := FromFlatKeys(map[string]string{
+		"mode": "fix", "failOn": "warning", "disable": "a, b", "enable": "c",
+		"d.severity": "info", "e.enabled": "false", "lws.engine": "kapp",
+	}, "functionConfig")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Mode != "fix" || c.FailOn != "warning" || c.LWS.Engine != "kapp" {
+		t.Errorf("got %+v", c)
+	}
+	for id, on := range map[string]bool{"a": false, "b": false, "c": true, "e": false} {
+		if rc := c.Rules[id]; rc.Enabled == nil || *rc.Enabled != on {
+			t.Errorf("rule %s enabled = %v, want %v", id, rc.Enabled, on)
+		}
+	}
+	if c.Rules["d"].Severity != "info" {
+		t.Errorf("d severity = %q", c.Rules["d"].Severity)
+	}
+	if _, err := FromFlatKeys(map[string]string{"colour": "red"}, "functionConfig"); err == nil || !strings.Contains(err.Error(), "data.colour") {
+		t.Errorf("unknown key: err = %v", err)
+	}
+}
+
+func TestFind(t *testing.T) {
+	root := t.TempDir()
+	deep := filepath.Join(root, "a", "b")
+	os.MkdirAll(deep, 0o755)
+	if got := Find(deep); got != "" && strings.HasPrefix(got, root) {
+		t.Errorf("found %s before writing one", got)
+	}
+	cfg := filepath.Join(root, "a", FileName)
+	os.WriteFile(cfg, []byte("apiVersion: shipshape.dev/v1alpha1\nkind: ShipshapeConfig\n"), 0o644)
+	if got := Find(deep); got != cfg {
+		t.Errorf("Find = %q, want %q", got, cfg)
+	}
+	c, err := Load(cfg)
+	if err != nil || c.Dir != filepath.Join(root, "a") {
+		t.Errorf("Load: %+v %v", c, err)
+	}
+}

@@ -1,0 +1,139 @@
+package manifest
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"syscall"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name      string
+		src       string
+		docs      int
+		objects   []string // kind/name
+		errors    []SyntaxError
+		template  string
+		partial   []bool
+		firstLine int // line of the first object's node
+	}{
+		{name: "multi", src: "a: 1\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: y\n", docs: 3, objects: []string{"ConfigMap/x", "Secret/y"}, firstLine: 3},
+		{name: "list", src: "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n- {apiVersion: v1, kind: Secret, metadata: {name: b}}\n", docs: 1, objects: []string{"ConfigMap/a", "Secret/b"}, firstLine: 4},
+		{name: "bom crlf", src: "\xef\xbb\xbfapiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: x\r\n", docs: 1, objects: []string{"ConfigMap/x"}, firstLine: 1},
+		{name: "syntax error keeps others", src: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\nkind: [\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", docs: 2, objects: []string{"ConfigMap/a", "ConfigMap/c"}, errors: []SyntaxError{{Line: 6, Column: 1}}, firstLine: 1},
+		{name: "helm", src: "metadata:\n  name: {{ .Name }}\n", template: "Helm/Go"},
+		{name: "ytt", src: "#@ load(\"@ytt:data\", \"data\")\napiVersion: v1\n", template: "ytt"},
+		{name: "patch directive", src: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n      containers:\n      - name: x\n        $patch: delete\n", docs: 1, objects: []string{"Deployment/a"}, partial: []bool{true}, firstLine: 1},
+		{name: "container without image", src: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec:\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n      containers: [{name: x, args: [y]}]\n", docs: 1, objects: []string{"Deployment/a"}, partial: []bool{true}, firstLine: 1},
+		{name: "not kubernetes", src: "on: push\njobs: {}\n", docs: 1},
+		{name: "scalar and sequence documents", src: "just text\n---\n- a\n- b\n", docs: 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Parse("f.yaml", []byte(tc.src), Context{})
+			if f.Template != tc.template {
+				t.Fatalf("Template = %q, want %q", f.Template, tc.template)
+			}
+			if f.Docs != tc.docs {
+				t.Errorf("Docs = %d, want %d", f.Docs, tc.docs)
+			}
+			var got []string
+			for _, o := range f.Objects {
+				got = append(got, o.Kind+"/"+o.Name)
+			}
+			if len(got) != len(tc.objects) {
+				t.Fatalf("objects = %v, want %v", got, tc.objects)
+			}
+			for i := range got {
+				if got[i] != tc.objects[i] {
+					t.Errorf("object %d = %s, want %s", i, got[i], tc.objects[i])
+				}
+				if tc.partial != nil && f.Objects[i].Partial != tc.partial[i] {
+					t.Errorf("object %d partial = %v", i, f.Objects[i].Partial)
+				}
+			}
+			if len(f.Objects) > 0 && f.Objects[0].Node.Line != tc.firstLine {
+				t.Errorf("first object at line %d, want %d", f.Objects[0].Node.Line, tc.firstLine)
+			}
+			if len(f.Errors) != len(tc.errors) {
+				t.Fatalf("errors = %v, want %v", f.Errors, tc.errors)
+			}
+			for i, e := range tc.errors {
+				if f.Errors[i].Line != e.Line || f.Errors[i].Column != e.Column {
+					t.Errorf("error at %d:%d, want %d:%d (%s)", f.Errors[i].Line, f.Errors[i].Column, e.Line, e.Column, f.Errors[i].Message)
+				}
+			}
+		})
+	}
+}
+
+func TestParseLinesAfterError(t *testing.T) {
+	src := "a: [\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  k: v\n"
+	f := Parse("f.yaml", []byte(src), Context{})
+	if len(f.Objects) != 1 {
+		t.Fatalf("objects: %d", len(f.Objects))
+	}
+	if v := Path(f.Objects[0].Node, "data", "k"); v == nil || v.Line != 8 || v.Column != 6 {
+		t.Errorf("position after an error: %+v", v)
+	}
+}
+
+func TestCollect(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range []string{"a.yaml", "b.yml", "c.txt", "sub/d.YAML", ".git/e.yaml", ".hidden/f.yaml", "dir with space/ü.yaml"} {
+		full := filepath.Join(root, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		os.WriteFile(full, []byte("a: b\n"), 0o644)
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo.yaml"), 0o644); err != nil {
+		t.Logf("no FIFO: %v", err)
+	}
+	os.Symlink(root, filepath.Join(root, "sub", "loop"))
+	in, errs := Collect([]string{root})
+	var got []string
+	for _, i := range in {
+		rel, _ := filepath.Rel(root, i.Path)
+		got = append(got, rel)
+	}
+	sort.Strings(got)
+	want := []string{"a.yaml", "b.yml", "dir with space/ü.yaml", "sub/d.YAML"}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("got %v, want %v", got, want)
+		}
+	}
+	if len(errs) != 0 {
+		t.Errorf("errors: %v", errs)
+	}
+	_, errs = Collect([]string{filepath.Join(root, "missing")})
+	if len(errs) != 1 {
+		t.Errorf("missing path: %v", errs)
+	}
+}
+
+func TestKustomizations(t *testing.T) {
+	root := t.TempDir()
+	write := func(p, s string) {
+		os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755)
+		os.WriteFile(filepath.Join(root, p), []byte(s), 0o644)
+	}
+	write("kustomization.yaml", "resources: [deploy.yaml]\ncommonLabels: {app: web}\npatches:\n- path: patches/p.yaml\npatchesStrategicMerge:\n- smp.yaml\n- |-\n  apiVersion: v1\n  kind: X\n")
+	k := &Kustomizations{}
+	if c := k.For(filepath.Join(root, "deploy.yaml")); c.Patch || c.SelectorLabels["app"] != "web" {
+		t.Errorf("deploy.yaml: %+v", c)
+	}
+	if c := k.For(filepath.Join(root, "patches", "p.yaml")); !c.Patch || c.SelectorLabels != nil {
+		t.Errorf("patches/p.yaml: %+v", c)
+	}
+	if c := k.For(filepath.Join(root, "smp.yaml")); !c.Patch {
+		t.Errorf("smp.yaml: %+v", c)
+	}
+	if c := k.For(filepath.Join(root, "other.yaml")); c.Patch || c.SelectorLabels != nil {
+		t.Errorf("other.yaml: %+v", c)
+	}
+}
