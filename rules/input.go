@@ -4,9 +4,10 @@ package rules
 // no Check; they are registered so that they can be listed, documented,
 // configured and disabled like any other rule.
 const (
-	SyntaxID     = "yaml-syntax"
-	TemplateID   = "template-skipped"
-	InputErrorID = "read-error"
+	SyntaxID        = "yaml-syntax"
+	TemplateID      = "template-skipped"
+	InputErrorID    = "read-error"
+	InternalErrorID = "internal-error"
 )
 
 func init() {
@@ -37,5 +38,13 @@ to. Lint the rendered output instead: ` + "`helm template . | shipshape lint -`"
 		Summary:  "A file could not be read",
 		Doc: `The file could not be read (permissions, size limit, not a regular file, or it
 vanished during the run). Other files are still linted.`,
+	})
+	Register(&Rule{
+		ID:       InternalErrorID,
+		Severity: Error,
+		Summary:  "shipshape failed on this file",
+		Doc: `shipshape hit a bug while processing this file. The file was not fixed and
+may not be fully linted; the other files of the run were processed normally.
+Please report it with the file (or a reduced version of it).`,
 	})
 }

@@ -134,10 +134,13 @@ func (e *Engine) Run(inputs []manifest.Input, hook Hook) *Result {
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				fr := e.processFile(inputs[i], kusts, aggs, &mu, ignores)
-				if hook != nil && fr.File != nil {
-					hook(fr)
-				}
+				fr := e.safely(inputs[i], func() *FileResult {
+					fr := e.processFile(inputs[i], kusts, aggs, &mu, ignores)
+					if hook != nil && fr.File != nil {
+						hook(fr)
+					}
+					return fr
+				})
 				if fr.File != nil {
 					mu.Lock()
 					res.Resources += len(fr.File.Objects)
@@ -267,6 +270,20 @@ func (e *Engine) processFile(in manifest.Input, kusts *manifest.Kustomizations, 
 		mu.Unlock()
 	}
 	return fr
+}
+
+// safely runs one file's work; a panic becomes an internal-error finding
+// for that file, so one hostile input cannot stop the run or hide the
+// other files' findings.
+func (e *Engine) safely(in manifest.Input, work func() *FileResult) (fr *FileResult) {
+	defer func() {
+		if r := recover(); r != nil {
+			fr = &FileResult{Input: in, Findings: []rules.Finding{
+				e.fileFinding(in.Path, rules.InternalErrorID, fmt.Sprintf("internal error while processing this file (please report it): %v", r)),
+			}}
+		}
+	}()
+	return work()
 }
 
 func (e *Engine) fileFinding(path, rule, msg string) rules.Finding {
