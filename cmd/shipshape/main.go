@@ -27,6 +27,7 @@ Usage:
   shipshape lint [flags] [PATH...]     report problems (exit 1 at or above --fail-on)
   shipshape fix [flags] [PATH...]      apply every safe fix in place (--diff, --check)
   shipshape fn                         run as a KRM function (ResourceList on stdin)
+  shipshape plugin install [--dir DIR] install as a kustomize exec plugin (kubectl kustomize)
   shipshape rules                      list the rules
   shipshape explain RULE               show a rule's documentation
   shipshape version                    print the version
@@ -36,6 +37,13 @@ the default is the current directory. Run "shipshape COMMAND --help" for flags.
 `
 
 func main() {
+	// Called by another name (a copy or symlink): see plugin.go.
+	switch argv0Command(os.Args[0]) {
+	case "plugin-exec":
+		os.Exit(runPluginExec(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	case "fn":
+		os.Exit(runFn(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -52,6 +60,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runFix(rest, stdin, stdout, stderr)
 	case "fn":
 		return runFn(rest, stdin, stdout, stderr)
+	case "plugin":
+		return runPlugin(rest, stdout, stderr)
+	case "plugin-exec":
+		return runPluginExec(rest, stdin, stdout, stderr)
 	case "rules":
 		return runRules(rest, stdout, stderr)
 	case "explain":

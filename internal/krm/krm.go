@@ -1,12 +1,31 @@
 // Package krm runs shipshape as a KRM function: a ResourceList in, the
 // same items (fixed in fix mode) and results out, through kyaml's
 // fn/framework so that the protocol is kustomize's and kpt's own code.
+//
+// The items are never dropped, reordered or added to (the functionConfig
+// is not an item); in lint mode they come back unchanged. Findings become
+// results:
+//
+//	message:     "RULE: MESSAGE"
+//	severity:    error | warning | info
+//	resourceRef: apiVersion, kind, name, namespace of the object
+//	field.path:  dotted path of the offending node (spec.replicas)
+//	file:        path and index from the config.kubernetes.io/path and
+//	             config.kubernetes.io/index annotations, when present
+//	tags:        rule; line and column within the resource (see
+//	             resourceLine); fixable=true when a fix exists
+//
+// In fix mode the safe fixes are applied to the items first; each fix
+// applied is reported as an info result tagged fixed=true, and the
+// findings that are left are reported as above.
 package krm
 
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
+	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
@@ -20,16 +39,26 @@ import (
 	"github.com/shipshape-dev/shipshape/transformers"
 )
 
-// Outcome is what the function found, for the caller's exit code.
+// LocalConfigAnnotation marks resources that configure tools and are never
+// applied to a cluster (function configs, Kptfiles); they are not linted.
+const LocalConfigAnnotation = "config.kubernetes.io/local-config"
+
+// Outcome is what the function found, for the caller's exit code and
+// messages.
 type Outcome struct {
-	Failing []rules.Finding // findings at or above the fail level
-	Fixed   int
+	Mode      string          // lint or fix
+	FailOn    string          // the fail level as configured ("" = error)
+	Findings  []rules.Finding // what is left, in item order
+	Failing   []rules.Finding // findings at or above the fail level
+	Fixed     []rules.Finding // fix mode: findings whose fix was applied
+	Resources int             // objects linted
 }
 
-// Run reads a ResourceList from r and writes the result to w. A bad
-// functionConfig is returned as a *config.Error.
+// Run reads a ResourceList from r and writes the result to w. The
+// ResourceList is written even when the functionConfig is bad; that error
+// is returned as a *config.Error (and also becomes an error result).
 func Run(r io.Reader, w io.Writer) (*Outcome, error) {
-	out := &Outcome{}
+	out := &Outcome{Mode: "lint"}
 	rw := &kio.ByteReadWriter{Reader: r, Writer: w, KeepReaderAnnotations: true}
 	err := framework.Execute(framework.ResourceListProcessorFunc(func(rl *framework.ResourceList) error {
 		return process(rl, out)
@@ -39,32 +68,40 @@ func Run(r io.Reader, w io.Writer) (*Outcome, error) {
 
 func process(rl *framework.ResourceList, out *Outcome) error {
 	cfg, err := functionConfig(rl.FunctionConfig)
+	var eng *engine.Engine
+	if err == nil {
+		eng, err = engine.New(cfg, nil, nil)
+	}
 	if err != nil {
+		rl.Results = append(rl.Results, &framework.Result{Message: "shipshape: " + err.Error(), Severity: framework.Error})
 		return err
 	}
-	eng, err := engine.New(cfg, nil, nil)
-	if err != nil {
-		return err
+	if cfg.Mode != "" {
+		out.Mode = cfg.Mode
 	}
+	out.FailOn = cfg.FailOn
 	threshold, never := failLevel(cfg.FailOn)
+
 	objs := objects(rl.Items)
+	out.Resources = len(objs)
 	findings := eng.LintObjects(objs)
-	if cfg.Mode == "fix" {
-		var edits []transformers.Edit
-		for _, f := range findings {
-			if f.Fix != nil {
-				edits = append(edits, f.Fix.Edits...)
-				out.Fixed++
-			}
-		}
-		if err := transformers.ApplyNodes(edits); err != nil {
-			return fmt.Errorf("applying fixes: %w", err)
-		}
+	if out.Mode == "fix" {
+		out.Fixed = fixItems(eng, rl.Items, findings)
 		findings = eng.LintObjects(objects(rl.Items))
 	}
-	engine.SortFindings(findings)
+	sortByItem(findings)
+	out.Findings = findings
+
+	for _, f := range out.Fixed {
+		r := result(f, rl.Items)
+		r.Severity = framework.Info
+		r.Message = "fixed " + r.Message
+		r.Tags["fixed"] = "true"
+		delete(r.Tags, "fixable")
+		rl.Results = append(rl.Results, r)
+	}
 	for _, f := range findings {
-		rl.Results = append(rl.Results, result(f))
+		rl.Results = append(rl.Results, result(f, rl.Items))
 		if !never && f.Severity >= threshold {
 			out.Failing = append(out.Failing, f)
 		}
@@ -73,7 +110,7 @@ func process(rl *framework.ResourceList, out *Outcome) error {
 }
 
 func failLevel(s string) (rules.Severity, bool) {
-	if s == "none" {
+	if strings.EqualFold(s, "none") {
 		return rules.Error, true
 	}
 	if sev, err := rules.ParseSeverity(s); err == nil {
@@ -82,10 +119,17 @@ func failLevel(s string) (rules.Severity, bool) {
 	return rules.Error, false
 }
 
-// functionConfig accepts a ShipshapeConfig or a ConfigMap of flat keys.
+// functionConfig accepts a ShipshapeConfig or a ConfigMap of flat keys
+// (what `kpt fn eval -- key=value` and `kustomize fn run -- key=value`
+// send). No functionConfig means the defaults.
 func functionConfig(fc *yaml.RNode) (*config.Config, error) {
 	if fc == nil || fc.IsNilOrEmpty() {
 		return &config.Config{Source: "functionConfig"}, nil
+	}
+	// kyaml's accessors index mapping content without checking the kind:
+	// a list or a scalar here would panic (found by FuzzResourceList).
+	if fc.YNode().Kind != yaml.MappingNode {
+		return nil, &config.Error{Source: "functionConfig", Msg: "not a mapping: want a " + config.Kind + " or a ConfigMap"}
 	}
 	switch fc.GetKind() {
 	case "ConfigMap":
@@ -93,35 +137,121 @@ func functionConfig(fc *yaml.RNode) (*config.Config, error) {
 	case config.Kind:
 		s, err := fc.String()
 		if err != nil {
-			return nil, err
+			return nil, &config.Error{Source: "functionConfig", Msg: err.Error()}
 		}
 		return config.Parse([]byte(s), "functionConfig")
 	}
-	return nil, &config.Error{Source: "functionConfig", Msg: fmt.Sprintf("kind %s: want %s or ConfigMap", fc.GetKind(), config.Kind)}
+	return nil, &config.Error{Source: "functionConfig", Msg: fmt.Sprintf("kind %q: want %s (apiVersion %s) or ConfigMap", fc.GetKind(), config.Kind, config.APIVersion)}
 }
 
-// objects wraps the items for the rules; the nodes are shared, so fixes
-// applied to them change the items that are written out.
+// objects wraps the items for the rules. The nodes are shared, so fixes
+// applied to them change the items that are written out. Each object's
+// File is its config.kubernetes.io/path annotation ("" when absent) and
+// its Doc is the index of its item in the ResourceList, which result()
+// maps back to the item.
 func objects(items []*yaml.RNode) []*manifest.Object {
 	var objs []*manifest.Object
 	for i, it := range items {
-		path, index, _ := kioutil.GetFileAnnotations(it)
-		doc := i
-		if n, err := strconv.Atoi(index); err == nil {
-			doc = n
+		if isLocalConfig(it) {
+			continue
 		}
-		if path == "" {
-			path = "item " + strconv.Itoa(i)
+		path, _, _ := kioutil.GetFileAnnotations(it)
+		n := it.YNode()
+		o := manifest.NewObject(n, path, i, false)
+		if o == nil {
+			continue
 		}
-		if o := manifest.NewObject(it.YNode(), path, doc, false); o != nil {
-			o.Item = i
-			objs = append(objs, o)
+		if items := manifest.MapGet(n, "items"); items != nil && items.Kind == yaml.SequenceNode && strings.HasSuffix(o.Kind, "List") {
+			for j, sub := range items.Content {
+				if so := manifest.NewObject(sub, path, i, false); so != nil {
+					so.Item = j
+					objs = append(objs, so)
+				}
+			}
+			continue
 		}
+		objs = append(objs, o)
 	}
 	return objs
 }
 
-func result(f rules.Finding) *framework.Result {
+func isLocalConfig(it *yaml.RNode) bool {
+	v := it.GetAnnotations()[LocalConfigAnnotation]
+	return v != "" && v != "false"
+}
+
+// sortByItem orders findings by item, then position.
+func sortByItem(fs []rules.Finding) {
+	engine.SortFindings(fs)
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Doc < fs[j].Doc })
+}
+
+// fixItems applies the safe fixes of findings to the items, one item at a
+// time. When an item's fixes do not apply together, the item is restored
+// and its fixes are applied one by one, skipping those that fail, so that
+// one awkward spot neither blocks the rest nor leaves a half-edited item.
+func fixItems(eng *engine.Engine, items []*yaml.RNode, findings []rules.Finding) []rules.Finding {
+	byItem := map[int][]rules.Finding{}
+	var order []int
+	for _, f := range findings {
+		if f.Fix == nil || len(f.Fix.Edits) == 0 || f.Doc < 0 || f.Doc >= len(items) {
+			continue
+		}
+		if _, ok := byItem[f.Doc]; !ok {
+			order = append(order, f.Doc)
+		}
+		byItem[f.Doc] = append(byItem[f.Doc], f)
+	}
+	sort.Ints(order)
+	var applied []rules.Finding
+	for _, i := range order {
+		it, fs := items[i], byItem[i]
+		snap := it.Copy()
+		var edits []transformers.Edit
+		for _, f := range fs {
+			edits = append(edits, f.Fix.Edits...)
+		}
+		if err := transformers.ApplyNodes(edits); err == nil {
+			applied = append(applied, fs...)
+			continue
+		}
+		it.SetYNode(snap.YNode())
+		applied = append(applied, fixOneByOne(eng, items, i)...)
+	}
+	return applied
+}
+
+func fixOneByOne(eng *engine.Engine, items []*yaml.RNode, i int) []rules.Finding {
+	var applied []rules.Finding
+	tried := map[string]bool{}
+	for {
+		var next *rules.Finding
+		for _, f := range eng.LintObjects(objects(items[i : i+1])) {
+			if f.Fix != nil && len(f.Fix.Edits) > 0 && !tried[key(f)] {
+				next = &f
+				break
+			}
+		}
+		if next == nil {
+			return applied
+		}
+		tried[key(*next)] = true
+		snap := items[i].Copy()
+		if err := transformers.ApplyNodes(next.Fix.Edits); err != nil {
+			items[i].SetYNode(snap.YNode())
+			continue
+		}
+		next.Doc = i
+		applied = append(applied, *next)
+	}
+}
+
+// key identifies a finding independently of its position.
+func key(f rules.Finding) string {
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%s", f.Rule, f.Resource, f.Field, f.Message)
+}
+
+func result(f rules.Finding, items []*yaml.RNode) *framework.Result {
 	sev := framework.Error
 	switch f.Severity {
 	case rules.Warning:
@@ -143,15 +273,150 @@ func result(f rules.Finding) *framework.Result {
 	if f.Field != "" {
 		r.Field = &framework.Field{Path: f.Field}
 	}
-	if f.File != "" {
-		r.File = &framework.File{Path: f.File, Index: f.Doc}
-	}
-	if f.Line > 0 {
-		r.Tags["line"] = strconv.Itoa(f.Line)
-		r.Tags["column"] = strconv.Itoa(f.Column)
+	if f.Doc >= 0 && f.Doc < len(items) {
+		if path, index, _ := kioutil.GetFileAnnotations(items[f.Doc]); path != "" {
+			r.File = &framework.File{Path: path}
+			if n, err := strconv.Atoi(index); err == nil {
+				r.File.Index = n
+			}
+		}
+		if f.Line > 0 {
+			r.Tags["line"] = strconv.Itoa(resourceLine(items[f.Doc].YNode(), f.Line))
+			r.Tags["column"] = strconv.Itoa(max(f.Column-items[f.Doc].YNode().Column+1, 1))
+		}
 	}
 	if f.Fix != nil {
 		r.Tags["fixable"] = "true"
 	}
 	return r
+}
+
+// readerAnnotations are added by kpt, kustomize and kyaml readers to track
+// resources; they are not in the user's file.
+var readerAnnotations = map[string]bool{
+	kioutil.LegacyPathAnnotation:                                     true,
+	kioutil.LegacyIndexAnnotation:                                    true,
+	kioutil.LegacyIdAnnotation:                                       true,
+	string(kioutil.PathAnnotation):                                   true,
+	string(kioutil.IndexAnnotation):                                  true,
+	string(kioutil.IdAnnotation):                                     true,
+	string(kioutil.SeqIndentAnnotation):                              true,
+	string(kioutil.InternalAnnotationsMigrationResourceIDAnnotation): true,
+	"kustomize.config.k8s.io/id":                                     true,
+}
+
+// resourceLine turns line, a line of the ResourceList, into the line
+// within the resource: 1 is the resource's first line (its head comment
+// included), and the lines of
+// the tracking annotations that kpt and kustomize add (path, index, id)
+// are not counted. For a resource written in the usual block style this
+// is its line within its YAML document in the file it came from.
+func resourceLine(obj *yaml.Node, line int) int {
+	rel := line - obj.Line + 1 + commentLines(obj.HeadComment)
+	if len(obj.Content) > 0 {
+		rel += commentLines(obj.Content[0].HeadComment)
+	}
+	ann := manifest.Path(obj, "metadata", "annotations")
+	if ann == nil || ann.Kind != yaml.MappingNode || ann.Style&yaml.FlowStyle != 0 {
+		return rel
+	}
+	kept := 0
+	for i := 0; i+1 < len(ann.Content); i += 2 {
+		k, v := ann.Content[i], ann.Content[i+1]
+		if k.Line == 0 {
+			continue // added after parsing (kyaml's annotation migration)
+		}
+		if !readerAnnotations[k.Value] {
+			kept++
+			continue
+		}
+		if k.Line < line {
+			rel -= entryLines(v)
+		}
+	}
+	if kept == 0 {
+		if k, _ := manifest.MapEntry(manifest.MapGet(obj, "metadata"), "annotations"); k != nil && k.Line < line {
+			rel-- // the annotations: line itself would be gone
+		}
+	}
+	if rel < 1 {
+		rel = 1
+	}
+	return rel
+}
+
+// commentLines is how many lines a head comment takes.
+func commentLines(c string) int {
+	if c == "" {
+		return 0
+	}
+	return strings.Count(strings.TrimSuffix(c, "\n"), "\n") + 1
+}
+
+// entryLines is how many lines a `key: value` annotation entry takes.
+func entryLines(v *yaml.Node) int {
+	switch v.Style {
+	case yaml.LiteralStyle, yaml.FoldedStyle:
+		return 1 + strings.Count(strings.TrimSuffix(v.Value, "\n"), "\n") + 1
+	}
+	return 1
+}
+
+// Describe is the one-line, human message for a finding, as printed on
+// stderr by `shipshape fn` and the kustomize exec plugin:
+//
+//	shipshape: FILE: KIND/NAME (namespace NS): FIELD: SEVERITY RULE: MESSAGE
+//
+// FILE, the namespace and FIELD are left out when unknown.
+func Describe(f rules.Finding) string {
+	var b strings.Builder
+	b.WriteString("shipshape: ")
+	if f.File != "" && f.File != manifest.Stdin {
+		b.WriteString(f.File + ": ")
+	}
+	if f.Resource.Kind != "" {
+		b.WriteString(f.Resource.Kind + "/" + f.Resource.Name)
+		if f.Resource.Namespace != "" {
+			b.WriteString(" (namespace " + f.Resource.Namespace + ")")
+		}
+		b.WriteString(": ")
+	}
+	if f.Field != "" {
+		b.WriteString(f.Field + ": ")
+	}
+	fmt.Fprintf(&b, "%s %s: %s", f.Severity, f.Rule, oneLine(f.Message))
+	return b.String()
+}
+
+// Summary is the last stderr line when findings fail the run.
+func Summary(failing []rules.Finding, failOn, mode string) string {
+	level := strings.ToLower(failOn)
+	if level == "" {
+		level = "error"
+	}
+	fixable := 0
+	for _, f := range failing {
+		if f.Fix != nil {
+			fixable++
+		}
+	}
+	s := fmt.Sprintf("shipshape: %d %s at or above %s", len(failing), plural(len(failing), "finding"), level)
+	if mode == "fix" {
+		return s + " left after fixing"
+	}
+	if fixable > 0 {
+		s += fmt.Sprintf("; %d fixable with mode: fix", fixable)
+	}
+	return s
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+func oneLine(s string) string {
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 }

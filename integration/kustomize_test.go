@@ -1,0 +1,203 @@
+package integration
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// kustomize build --enable-alpha-plugins --enable-exec with shipshape as an
+// exec KRM function under transformers: (kustomize-plugin/krm/...).
+func TestKustomizeBuildExecTransformer(t *testing.T) {
+	t.Parallel()
+	kustomize := need(t, "kustomize", installKustomize)
+	plain := run(t, root, nil, kustomize, "build", example("clean"))
+	if plain.code != 0 {
+		t.Fatalf("kustomize build clean: %v", plain)
+	}
+	tests := []struct {
+		name     string
+		dir      string
+		wantCode int
+		stderr   []string // lines shipshape must print
+		stdout   []string
+		notOut   []string
+		sameAs   string // byte-identical to this build without shipshape
+	}{
+		{name: "fix mode", dir: example("krm", "fix"), stdout: fixedHas, notOut: fixedNot},
+		{name: "check-only transformer fails on findings", dir: example("krm", "check"), wantCode: 1,
+			stderr: append(badFindings, "shipshape: 2 findings at or above error; 2 fixable with mode: fix")},
+		{name: "check-only transformer passes clean manifests unchanged", dir: example("krm", "check-clean"), sameAs: plain.stdout},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, root, nil, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", tt.dir)
+			if r.code != tt.wantCode {
+				t.Fatalf("exit %d, want %d: %v", r.code, tt.wantCode, r)
+			}
+			wantAll(t, "stderr", r.stderr, tt.stderr...)
+			wantAll(t, "stdout", r.stdout, tt.stdout...)
+			wantNone(t, "stdout", r.stdout, tt.notOut...)
+			if tt.wantCode == 0 && r.stderr != "" {
+				t.Errorf("stderr is not empty on success:\n%s", r.stderr)
+			}
+			if tt.sameAs != "" && r.stdout != tt.sameAs {
+				t.Errorf("output differs from kustomize build without shipshape:\n--- with\n%s\n--- without\n%s", r.stdout, tt.sameAs)
+			}
+		})
+	}
+}
+
+// kustomize resolves a relative exec path against the directory of the
+// kustomization that lists the transformer, not the current directory.
+func TestKustomizeExecPathRelativeToKustomization(t *testing.T) {
+	t.Parallel()
+	kustomize := need(t, "kustomize", installKustomize)
+	dir := t.TempDir()
+	copyTree(t, example("clean"), filepath.Join(dir, "clean"))
+	if err := os.Symlink(filepath.Join(binDir, "shipshape"), filepath.Join(dir, "tools-shipshape")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "overlay", "kustomization.yaml"), "resources: [../clean]\ntransformers: [shipshape.yaml]\n")
+	cfg, err := os.ReadFile(example("krm", "check-clean", "shipshape.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "overlay", "shipshape.yaml"), strings.Replace(string(cfg), "path: shipshape", "path: ../tools-shipshape", 1))
+	// Run from elsewhere: ../tools-shipshape only exists relative to overlay/.
+	r := run(t, t.TempDir(), []string{"PATH=/usr/bin:/bin"}, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", filepath.Join(dir, "overlay"))
+	if r.code != 0 {
+		t.Fatalf("relative exec path: %v", r)
+	}
+	wantAll(t, "stdout", r.stdout, "name: api")
+}
+
+// kustomize reads resources before any transformer runs: value: 1.10
+// reaches shipshape as the number 1.1. Lint catches it (the API would
+// reject the number); the fix can only quote "1.1", which is why the README
+// says to fix the source files.
+func TestKustomizeReadsNumbersFirst(t *testing.T) {
+	t.Parallel()
+	kustomize := need(t, "kustomize", installKustomize)
+	r := run(t, root, nil, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", filepath.Join("integration", "testdata", "kustomize-number"))
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1: %v", r.code, r)
+	}
+	wantAll(t, "stderr", r.stderr, `ConfigMap/versions: data.VERSION: error ambiguous-scalar: unquoted value 1.1 is read by kubectl (YAML 1.1) as number 1.1`)
+}
+
+// kubectl kustomize --enable-alpha-plugins runs shipshape as a legacy exec
+// plugin installed by shipshape plugin install (kustomize-plugin/legacy/...).
+func TestKubectlKustomizeLegacyPlugin(t *testing.T) {
+	t.Parallel()
+	kubectl := need(t, "kubectl", installKubectl)
+	plain := run(t, root, nil, kubectl, "kustomize", example("clean"))
+	if plain.code != 0 {
+		t.Fatalf("kubectl kustomize clean: %v", plain)
+	}
+	// A clean kustomization with the legacy check transformer.
+	cleanCheck := t.TempDir()
+	copyTree(t, example("clean"), filepath.Join(cleanCheck, "clean"))
+	copyTree(t, example("legacy", "check"), filepath.Join(cleanCheck, "check"))
+	writeFile(t, filepath.Join(cleanCheck, "check", "kustomization.yaml"), "resources: [../clean]\ntransformers: [shipshape.yaml]\n")
+
+	for _, install := range []string{"copy", "symlink"} {
+		t.Run(install, func(t *testing.T) {
+			home := t.TempDir()
+			args := []string{"plugin", "install", "--dir", home}
+			if install == "symlink" {
+				args = append(args, "--symlink")
+			}
+			r := run(t, root, nil, filepath.Join(binDir, "shipshape"), args...)
+			plugin := filepath.Join(home, "shipshape.dev", "v1alpha1", "shipshapeconfig", "ShipshapeConfig")
+			if r.code != 0 || !strings.Contains(r.stdout, plugin) {
+				t.Fatalf("plugin install: %v", r)
+			}
+			env := []string{"KUSTOMIZE_PLUGIN_HOME=" + home}
+			tests := []struct {
+				name     string
+				dir      string
+				wantCode int
+				stderr   []string
+				stdout   []string
+				notOut   []string
+				sameAs   string
+			}{
+				{name: "check fails", dir: example("legacy", "check"), wantCode: 1,
+					stderr: append(badFindings, "shipshape: 2 findings at or above error; 2 fixable with mode: fix")},
+				{name: "fix", dir: example("legacy", "fix"), stdout: fixedHas, notOut: fixedNot},
+				{name: "clean passes unchanged", dir: filepath.Join(cleanCheck, "check"), sameAs: plain.stdout},
+			}
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					r := run(t, root, env, kubectl, "kustomize", "--enable-alpha-plugins", tt.dir)
+					if r.code != tt.wantCode {
+						t.Fatalf("exit %d, want %d: %v", r.code, tt.wantCode, r)
+					}
+					wantAll(t, "stderr", r.stderr, tt.stderr...)
+					wantAll(t, "stdout", r.stdout, tt.stdout...)
+					wantNone(t, "stdout", r.stdout, tt.notOut...)
+					if tt.sameAs != "" && r.stdout != tt.sameAs {
+						t.Errorf("output differs from kubectl kustomize without shipshape:\n--- with\n%s\n--- without\n%s", r.stdout, tt.sameAs)
+					}
+				})
+			}
+		})
+	}
+}
+
+// kustomize fn run DIR --enable-exec --exec-path: the exec path takes no
+// arguments, so shipshape answers to the name shipshape-fn; a relative
+// path is relative to the current directory.
+func TestKustomizeFnRun(t *testing.T) {
+	t.Parallel()
+	kustomize := need(t, "kustomize", installKustomize)
+
+	t.Run("lint fails on the base", func(t *testing.T) {
+		r := run(t, root, nil, kustomize, "fn", "run", example("base"), "--enable-exec", "--exec-path", "shipshape-fn", "--dry-run", "--", "mode=lint")
+		if r.code != 1 {
+			t.Fatalf("exit %d, want 1: %v", r.code, r)
+		}
+		wantAll(t, "stderr", r.stderr, "shipshape: node-agent.yaml: "+badFindings[0], "shipshape: web.yaml: "+yesFinding)
+	})
+
+	t.Run("fix writes the fixed files", func(t *testing.T) {
+		dir := t.TempDir()
+		copyTree(t, example("base"), dir)
+		r := run(t, root, nil, kustomize, "fn", "run", dir, "--enable-exec", "--exec-path", "shipshape-fn", "--", "mode=fix")
+		if r.code != 0 {
+			t.Fatalf("fix: %v", r)
+		}
+		files := readTree(t, dir)
+		all := files["web.yaml"] + files["node-agent.yaml"]
+		wantAll(t, "fixed files", all, fixedHas...)
+		wantNone(t, "fixed files", all, fixedNot...)
+		// and the fixed directory lints clean
+		if r := run(t, root, nil, kustomize, "fn", "run", dir, "--enable-exec", "--exec-path", "shipshape-fn", "--dry-run"); r.code != 0 {
+			t.Errorf("lint after fix: %v", r)
+		}
+	})
+
+	t.Run("clean passes unchanged, relative exec path", func(t *testing.T) {
+		// From the module root, ./integration/... is relative to the
+		// current directory; identity is cat (a ResourceList in, the
+		// same ResourceList out), through the same writer.
+		dir := t.TempDir()
+		copyTree(t, example("clean"), filepath.Join(dir, "clean"))
+		if err := os.Symlink(filepath.Join(binDir, "shipshape"), filepath.Join(dir, "shipshape-fn")); err != nil {
+			t.Fatal(err)
+		}
+		r := run(t, dir, []string{"PATH=/usr/bin:/bin"}, kustomize, "fn", "run", "clean", "--enable-exec", "--exec-path", "./shipshape-fn", "--dry-run", "--", "mode=lint")
+		if r.code != 0 {
+			t.Fatalf("clean: %v", r)
+		}
+		same := run(t, dir, nil, kustomize, "fn", "run", "clean", "--enable-exec", "--exec-path", "/bin/cat", "--dry-run", "--", "mode=lint")
+		if same.code != 0 {
+			t.Fatalf("identity (cat): %v", same)
+		}
+		if r.stdout != same.stdout {
+			t.Errorf("output differs from an identity function:\n--- shipshape\n%s\n--- cat\n%s", r.stdout, same.stdout)
+		}
+	})
+}
