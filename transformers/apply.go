@@ -3,6 +3,7 @@ package transformers
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	yaml2 "go.yaml.in/yaml/v2"
@@ -19,7 +20,11 @@ type EditError struct {
 }
 
 func (e *EditError) Error() string {
-	return fmt.Sprintf("%d:%d: %s %q: %s", e.Line, e.Column, e.Op, e.Name, e.Reason)
+	s := fmt.Sprintf("%d:%d: %s %q", e.Line, e.Column, e.Op, e.Name)
+	if e.Reason != "" {
+		s += ": " + e.Reason
+	}
+	return s
 }
 
 // fail builds the EditError for e at node n (nil: e's own node).
@@ -138,19 +143,24 @@ func anchorIn(ns ...*yaml.Node) string {
 // dedupe drops repeated edits: two rules may offer the same fix. Only the
 // fields an Op uses tell edits apart.
 func dedupe(edits []Edit) []Edit {
-	seen := make(map[string]bool, len(edits))
+	type id struct {
+		op           Op
+		parent, node *yaml.Node
+		path, value  string
+	}
+	seen := make(map[id]bool, len(edits))
 	out := make([]Edit, 0, len(edits))
 	for _, e := range edits {
-		var k string
+		k := id{op: e.Op}
 		switch e.Op {
 		case QuoteScalar:
-			k = fmt.Sprintf("%d %p", e.Op, e.Node)
+			k.node = e.Node
 		case DeleteEntry:
-			k = fmt.Sprintf("%d %p %p", e.Op, e.Parent, e.Node)
+			k.parent, k.node = e.Parent, e.Node
 		case RenameKey:
-			k = fmt.Sprintf("%d %p %q", e.Op, e.Node, e.Value)
+			k.node, k.value = e.Node, e.Value
 		default:
-			k = fmt.Sprintf("%d %p %q %q %q", e.Op, e.Parent, e.Path, e.Key, e.Value)
+			k.parent, k.path, k.value = e.Parent, strings.Join(e.Path, "\x00")+"\x00\x00"+e.Key, e.Value
 		}
 		if !seen[k] {
 			seen[k] = true
@@ -179,11 +189,30 @@ func plainOK(s string, key bool) bool {
 	if key {
 		doc = s + ": v"
 	}
+	plainMemo.Lock()
+	ok, known := plainMemo.m[doc]
+	plainMemo.Unlock()
+	if known {
+		return ok
+	}
 	var m3 map[string]any
 	var m2 map[any]any
-	return yaml.Unmarshal([]byte(doc), &m3) == nil && holds(m3, s, key) &&
+	ok = yaml.Unmarshal([]byte(doc), &m3) == nil && holds(m3, s, key) &&
 		yaml2.Unmarshal([]byte(doc), &m2) == nil && holds(m2, s, key)
+	plainMemo.Lock()
+	if len(plainMemo.m) < 4096 {
+		plainMemo.m[doc] = ok
+	}
+	plainMemo.Unlock()
+	return ok
 }
+
+// plainMemo remembers plainOK's answers: fixes write the same few keys and
+// values again and again, and asking two decoders costs microseconds.
+var plainMemo = struct {
+	sync.Mutex
+	m map[string]bool
+}{m: map[string]bool{}}
 
 func holds[K comparable](m map[K]any, s string, key bool) bool {
 	if len(m) != 1 {

@@ -1,10 +1,12 @@
 package transformers
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -15,14 +17,26 @@ import (
 // bytes the edits must change: comments, key order, indentation, blank
 // lines, line breaks and other documents stay as they are.
 //
-// It refuses, with an *EditError, an edit it cannot make safely: a DeleteEntry
-// in a flow mapping or of the first key of a `- key: value` item, a SetEntry
-// through a non-empty flow mapping, a scalar that is not where its node says,
-// or edits whose byte spans overlap. Deleting every entry of a mapping leaves
-// `{}` on the line of its first key, so it stays a mapping (an emptied
-// `emptyDir:` must not turn null); ApplyNodes leaves an empty flow mapping too.
-// Inserted lines use the file's first line break; a file without a final
-// line break keeps lacking one.
+// Choices a reviewer of the diff will see:
+//   - DeleteEntry removes whole lines: the comment lines right above the
+//     key at its indentation, the key, its value and its trailing comment.
+//     The first key of a `- key: value` item is removed by moving the next
+//     key up onto the item's line.
+//   - A mapping left without entries becomes `{}`, written where its first
+//     key was: an emptied `emptyDir:` must stay a mapping, not turn null.
+//   - SetEntry adds lines after the mapping's last entry, indented like its
+//     keys; new mappings are indented by the file's step. An empty value
+//     (`{}`, `~`, nothing, or Helm's `{}` on a line of its own) is opened
+//     into a block mapping.
+//   - Inserted lines use the file's first line break; a file without a
+//     final line break keeps lacking one.
+//
+// It refuses, with an *EditError and before changing anything, what it
+// cannot do safely: entries of flow mappings, scalars that are not where
+// their nodes say or span lines, edits whose byte spans overlap or that
+// contradict each other, and anything that would change a value it was not
+// asked to change (an anchor other nodes may use, a block scalar at the end
+// of a file without a final line break).
 func ApplyBytes(src []byte, edits []Edit) ([]byte, error) {
 	p := &plan{s: newSource(src), deleted: map[*yaml.Node][]int{}, inserts: map[*yaml.Node]*insertion{}, touched: map[*yaml.Node]Op{}, newKeys: map[newKey]bool{}}
 	edits = dedupe(edits)
@@ -66,7 +80,7 @@ type plan struct {
 	changes []change
 	deleted map[*yaml.Node][]int // mapping -> its entry deletions in changes
 	inserts map[*yaml.Node]*insertion
-	order   []*yaml.Node        // of inserts, for a deterministic result
+	order   []*yaml.Node // of inserts, for a deterministic result
 	// touched records keys renamed or deleted and values replaced, for
 	// SetEntry edits, which find their way by key, to see conflicts.
 	touched map[*yaml.Node]Op
@@ -82,7 +96,7 @@ type newKey struct {
 type change struct {
 	start, end int
 	text       string
-	by         Edit
+	by         *Edit
 	// depth orders insertions at one offset: edits within a line go
 	// before inserted lines (at the end of a file without a final break),
 	// and the lines of a nested mapping before those of its parents.
@@ -104,7 +118,7 @@ type entry struct {
 }
 
 func (p *plan) add(e Edit, start, end int, text string) {
-	p.changes = append(p.changes, change{start: start, end: end, text: text, by: e, depth: math.MaxInt})
+	p.changes = append(p.changes, change{start: start, end: end, text: text, by: &e, depth: math.MaxInt})
 }
 
 func (p *plan) quote(e Edit) error {
@@ -115,9 +129,31 @@ func (p *plan) quote(e Edit) error {
 	if err != nil {
 		return err
 	}
-	p.add(e, start, end, p.glue(e.Node, start)+doubleQuote(e.Node.Value))
+	text := p.glue(e.Node, start) + doubleQuote(e.Node.Value)
+	if p.longKey(start, end, text) {
+		return fail(e, nil, "quoted, the key would pass yaml's limit of 1024 characters")
+	}
+	p.add(e, start, end, text)
 	return nil
 }
+
+// longKey reports whether text, replacing s.b[start:end], makes an implicit
+// key (followed by `:`) longer than yaml.v3 accepts.
+func (p *plan) longKey(start, end int, text string) bool {
+	b := p.s.b
+	i := end
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	if i == len(b) || b[i] != ':' {
+		return false
+	}
+	return utf8.RuneCount(b[p.s.lines[p.s.line(start)]:start])+utf8.RuneCountInString(text)+i-end > maxKey
+}
+
+// maxKey is how far (in characters) yaml.v3 looks for the `:` of an
+// implicit key; the column of the key counts too, conservatively.
+const maxKey = 1000
 
 // glue returns the space that must separate new text at o, the start of
 // n's content, from a property written right before it: `&a:0` is anchor
@@ -171,7 +207,11 @@ func (p *plan) rename(e Edit) error {
 	}
 	p.touched[e.Node] = RenameKey
 	text, _ := format(e.Value, true)
-	p.add(e, start, end, p.glue(e.Node, start)+text)
+	text = p.glue(e.Node, start) + text
+	if p.longKey(start, end, text) {
+		return fail(e, nil, "the new key would pass yaml's limit of 1024 characters")
+	}
+	p.add(e, start, end, text)
 	return nil
 }
 
@@ -186,14 +226,16 @@ func (p *plan) delete(e Edit) error {
 	if err != nil {
 		return fail(e, nil, "%v", err)
 	}
-	if !s.firstOnLine(ko) {
-		return fail(e, nil, "the key shares its line with %q (first key of a sequence item?); cannot delete it alone safely",
-			strings.TrimSpace(string(s.b[s.lines[s.line(ko)]:ko])))
+	if _, err := p.colon(e, k); err != nil { // a `? key` spans other lines
+		return err
 	}
 	indent := s.column(ko)
 	end, err := s.end(v, indent)
 	if err != nil {
 		return fail(e, v, "%v", err)
+	}
+	if !s.firstOnLine(ko) {
+		return p.deleteFirstOfItem(e, i, ko, end)
 	}
 	// Comment lines right above the key at its indentation belong to the
 	// entry; lines of the previous entry's value (a block scalar may hold
@@ -213,11 +255,36 @@ func (p *plan) delete(e Edit) error {
 		}
 		first--
 	}
-	if s.next(s.line(end)) == len(s.b) && i > 0 && endsBlockScalar(s.b, m.Content[i-1]) {
-		return fail(e, nil, "the entry above would end the file inside its block scalar, changing its value")
+	stop := s.next(s.line(end))
+	if i > 0 && p.joinsBlockScalar(m.Content[i-1], stop, indent) {
+		return fail(e, nil, "the lines after it would join the block scalar above, changing its value")
 	}
-	p.add(e, s.lines[first], s.next(s.line(end)), "")
+	p.add(e, s.lines[first], stop, "")
 	p.touched[k] = DeleteEntry
+	p.deleted[m] = append(p.deleted[m], len(p.changes)-1)
+	return nil
+}
+
+// deleteFirstOfItem deletes the first entry of a mapping that starts on a
+// sequence item's line: `- a: 1` over `  b: 2` becomes `- b: 2`.
+func (p *plan) deleteFirstOfItem(e Edit, i, ko, end int) error {
+	s, m := p.s, e.Parent
+	prefix := s.b[s.lines[s.line(ko)]:ko]
+	if i != 0 || len(bytes.Trim(prefix, " -")) != 0 || bytes.IndexByte(prefix, '-') < 0 {
+		return fail(e, nil, "the key shares its line with %q; cannot delete it safely", bytes.TrimSpace(prefix))
+	}
+	stop := s.next(s.line(end)) // the only entry: finish() writes `{}`
+	if len(m.Content) > 2 {
+		var err error
+		if stop, err = s.offset(m.Content[2]); err != nil {
+			return fail(e, m.Content[2], "%v", err)
+		}
+		if s.line(stop) != s.line(end)+1 {
+			return fail(e, nil, "blank or comment lines separate it from the next key, which would have to move up to the item's line")
+		}
+	}
+	p.add(e, ko, stop, "")
+	p.touched[e.Node] = DeleteEntry
 	p.deleted[m] = append(p.deleted[m], len(p.changes)-1)
 	return nil
 }
@@ -270,6 +337,40 @@ func (p *plan) set(e Edit) error {
 	return nil
 }
 
+// joinsBlockScalar reports whether, once the lines before offset stop are
+// deleted, what follows would join the block scalar that ends n, an entry
+// of a mapping at indent: the end of a file without a final break (the
+// value loses its line break), blank lines (a `|+` scalar keeps them),
+// lines of spaces or comments indented deeper than the mapping (they are
+// content).
+func (p *plan) joinsBlockScalar(n *yaml.Node, stop, indent int) bool {
+	s := p.s
+	for len(n.Content) > 0 {
+		n = n.Content[len(n.Content)-1]
+	}
+	if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
+		return false
+	}
+	if stop == len(s.b) {
+		return finalBreak(s.b) == 0
+	}
+	o, err := s.content(n)
+	if err != nil {
+		return true
+	}
+	keep := bytes.IndexByte(s.b[o:s.textEnd(s.line(o), o)], '+') >= 0
+	for l := s.line(stop); l < len(s.lines); l++ {
+		ind, blank := s.indent(l)
+		if !blank {
+			return ind > indent // a comment indented under the deleted key
+		}
+		if keep || ind > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // endsBlockScalar reports whether n's text ends with a block scalar that
 // runs to the end of b without a line break, whose value therefore changes
 // when lines follow it.
@@ -277,11 +378,14 @@ func endsBlockScalar(b []byte, n *yaml.Node) bool {
 	for len(n.Content) > 0 {
 		n = n.Content[len(n.Content)-1]
 	}
-	return n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 && endsWithBreak(b) == 0
+	return n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 && finalBreak(b) == 0
 }
 
 // colon returns the offset of the `:` that follows implicit key k.
 func (p *plan) colon(e Edit, k *yaml.Node) (int, error) {
+	if k.Kind != yaml.ScalarNode {
+		return 0, fail(e, k, "complex key")
+	}
 	_, end, err := p.scalar(e, k)
 	if err != nil {
 		return 0, err
@@ -365,14 +469,19 @@ func (p *plan) open(e Edit, key, v *yaml.Node, path []string, step int) error {
 	case vo != c+1:
 		return fail(e, v, "cannot locate the empty value")
 	}
-	if s.line(end) != s.line(c) {
-		return fail(e, v, "value is not on its key's line")
+	if l := s.line(end); l != s.line(c) {
+		// Helm writes `annotations:` over an indented `{}`: drop that line.
+		if v.Kind != yaml.MappingNode || !s.firstOnLine(vo) || strings.Trim(string(s.b[end:s.lineEnd(l)]), " \t") != "" || s.next(l) == s.lineEnd(l) {
+			return fail(e, v, "cannot rewrite this empty value")
+		}
+		p.add(e, s.lines[l], s.next(l), "")
+	} else {
+		gap := "" // `key: {}#x` must not become `key:#x`
+		if end < len(s.b) && !isSpace(s.b[end]) && breakLen(s.b, end) == 0 {
+			gap = " "
+		}
+		p.add(e, c+1, end, gap)
 	}
-	gap := "" // `key: {}#x` must not become `key:#x`
-	if end < len(s.b) && !isSpace(s.b[end]) && breakLen(s.b, end) == 0 {
-		gap = " "
-	}
-	p.add(e, c+1, end, gap)
 	ko, _ := s.offset(key)
 	p.insert(key, ko, s.next(s.line(end)), s.column(ko)+step, step, path, e)
 	return nil
@@ -435,7 +544,7 @@ func (p *plan) finish() error {
 			continue
 		}
 		if p.inserts[m] != nil {
-			return fail(p.changes[ds[0]].by, m, "edits both empty this mapping and add to it")
+			return fail(*p.changes[ds[0]].by, m, "edits both empty this mapping and add to it")
 		}
 		first := ds[0]
 		for _, d := range ds {
@@ -445,11 +554,14 @@ func (p *plan) finish() error {
 		}
 		ind, err := s.blockIndent(m)
 		if err != nil {
-			return fail(p.changes[first].by, m, "%v", err)
+			return fail(*p.changes[first].by, m, "%v", err)
 		}
 		c := &p.changes[first]
-		c.text = strings.Repeat(" ", ind) + "{}"
-		if c.end < len(s.b) || endsWithBreak(s.b) > 0 {
+		c.text = "{}"
+		if s.firstOnLine(c.start) {
+			c.text = strings.Repeat(" ", ind) + c.text
+		}
+		if c.end < len(s.b) || finalBreak(s.b) > 0 {
 			c.text += s.eol
 		}
 	}
@@ -467,7 +579,7 @@ func (p *plan) finish() error {
 			return fail(in.by, nil, "%v", err)
 		}
 		text := w.String()
-		if in.at == len(s.b) && len(s.b) > 0 && endsWithBreak(s.b) == 0 {
+		if in.at == len(s.b) && len(s.b) > 0 && finalBreak(s.b) == 0 {
 			text = s.eol + strings.TrimSuffix(text, s.eol)
 		}
 		p.add(in.by, in.at, in.at, text)
@@ -504,6 +616,9 @@ func render(w *strings.Builder, entries []entry, indent, step int, eol string) e
 			return fmt.Errorf("edits make %q both a value and a mapping", k)
 		}
 		kt, _ := format(k, true)
+		if utf8.RuneCountInString(kt)+indent > maxKey {
+			return fmt.Errorf("key %q would pass yaml's limit of 1024 characters", k)
+		}
 		w.WriteString(strings.Repeat(" ", indent) + kt + ":")
 		if leaf != nil {
 			vt, _ := format(leaf.value, false)
@@ -516,6 +631,30 @@ func render(w *strings.Builder, entries []entry, indent, step int, eol string) e
 		}
 	}
 	return nil
+}
+
+// tabLineAfter reports whether the blank lines after offset o hold a tab:
+// yaml.v3 accepts them after a plain scalar, which swallows them, but not
+// after a quoted one or a new line.
+func (p *plan) tabLineAfter(o int) bool {
+	s := p.s
+	if bytes.IndexByte(s.b, '\t') < 0 {
+		return false
+	}
+	l := s.line(o)
+	if s.lines[l] != o {
+		l++
+	}
+	for ; l < len(s.lines); l++ {
+		ind, blank := s.indent(l)
+		if !blank {
+			return false
+		}
+		if bytes.IndexByte(s.b[s.lines[l]:s.lines[l]+ind], '\t') >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // splice makes the changes, which must not overlap; identical changes (two
@@ -536,13 +675,16 @@ func (p *plan) splice() ([]byte, error) {
 		grow += len(c.text)
 	}
 	out := make([]byte, 0, len(b)+grow)
-	last, lastBy := 0, Edit{}
+	last, lastBy := 0, &Edit{}
 	for i, c := range cs {
 		if i > 0 && c.start == cs[i-1].start && c.end == cs[i-1].end && c.text == cs[i-1].text {
 			continue
 		}
 		if c.start < last {
-			return nil, fail(c.by, nil, "overlaps another edit (%v)", fail(lastBy, nil, "same bytes"))
+			return nil, fail(*c.by, nil, "overlaps another edit (%v)", fail(*lastBy, nil, ""))
+		}
+		if p.tabLineAfter(c.end) {
+			return nil, fail(*c.by, nil, "a blank line holding a tab follows, which yaml.v3 rejects once the text before it changes")
 		}
 		out = append(append(out, b[last:c.start]...), c.text...)
 		last, lastBy = c.end, c.by
@@ -550,8 +692,8 @@ func (p *plan) splice() ([]byte, error) {
 	out = append(out, b[last:]...)
 	// Deleting a last line that had no break leaves the previous line's
 	// break at the end; the file had none there.
-	if len(b) > 0 && endsWithBreak(b) == 0 {
-		out = out[:len(out)-endsWithBreak(out)]
+	if len(b) > 0 && finalBreak(b) == 0 {
+		out = out[:len(out)-finalBreak(out)]
 	}
 	return out, nil
 }

@@ -2,6 +2,11 @@ package transformers
 
 import (
 	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -18,35 +23,73 @@ func FuzzApplyBytes(f *testing.F) {
 		if len(src) > 4096 {
 			return
 		}
-		docs, err := parseDocs(src)
-		if err != nil {
-			return
-		}
-		if out, err := ApplyBytes(src, nil); err != nil || !bytes.Equal(out, src) {
-			t.Fatalf("no edits changed the source: %q, %v", out, err)
-		}
-		all := fuzzEdits(docs, pick)
-		// Keep each edit that applies along with those kept so far, so
-		// that one edit ApplyBytes refuses does not hide the others.
-		var keep []int
-		var out []byte
-		for i := range all {
-			if o, err := ApplyBytes(src, pickIndexes(all, append(keep, i))); err == nil {
-				keep, out = append(keep, i), o
-			} else if _, ok := err.(*EditError); !ok {
-				t.Fatalf("error is not an *EditError: %v", err)
-			}
-		}
-		if keep == nil {
-			return
-		}
-		err = checkAgreement(src, out, func(docs []*yaml.Node) ([]Edit, error) {
-			return pickIndexes(fuzzEdits(docs, pick), keep), nil
-		})
-		if err != nil {
-			t.Fatalf("%v\nin:\n%s\nout:\n%s\nedits: %v", err, src, out, describe(pickIndexes(all, keep)))
+		if err := exercise(src, pick, 48); err != nil {
+			t.Fatal(err)
 		}
 	})
+}
+
+// exercise applies the edits fuzzEdits picks, at most max of them (0: all),
+// and checks the result. It keeps each edit that applies along with those
+// kept so far, so that one edit ApplyBytes refuses does not hide the others.
+func exercise(src []byte, pick uint16, max int) error {
+	docs, err := parseDocs(src)
+	if err != nil {
+		return nil
+	}
+	if out, err := ApplyBytes(src, nil); err != nil || !bytes.Equal(out, src) {
+		return fmt.Errorf("no edits changed the source: %q, %v", out, err)
+	}
+	all := fuzzEdits(docs, pick)
+	if max > 0 && len(all) > max {
+		all = all[:max]
+	}
+	var keep []int
+	var out []byte
+	for i := range all {
+		if o, err := ApplyBytes(src, pickIndexes(all, append(keep, i))); err == nil {
+			keep, out = append(keep, i), o
+		} else if _, ok := err.(*EditError); !ok {
+			return fmt.Errorf("error is not an *EditError: %v", err)
+		}
+	}
+	if keep == nil {
+		return nil
+	}
+	err = checkAgreement(src, out, func(docs []*yaml.Node) ([]Edit, error) {
+		es := fuzzEdits(docs, pick)
+		if max > 0 && len(es) > max {
+			es = es[:max]
+		}
+		return pickIndexes(es, keep), nil
+	})
+	if err != nil {
+		return fmt.Errorf("%v\nin:\n%s\nout:\n%s\nedits: %v", err, src, out, describe(pickIndexes(all, keep)))
+	}
+	return nil
+}
+
+// TestCorpus exercises the appliers on real manifests from other projects.
+func TestCorpus(t *testing.T) {
+	var files []string
+	filepath.WalkDir("../../shared/corpus", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && (strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if len(files) == 0 || testing.Short() {
+		t.Skip("no corpus at ../../shared/corpus, or -short")
+	}
+	for i, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := exercise(bytes.TrimPrefix(src, []byte("\ufeff")), uint16(i), 24); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
 }
 
 func pickIndexes(edits []Edit, idx []int) []Edit {

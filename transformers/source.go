@@ -61,7 +61,8 @@ func breakLen(b []byte, i int) int {
 	return 0
 }
 
-func endsWithBreak(b []byte) int {
+// finalBreak returns the length of the line break that ends b, or 0.
+func finalBreak(b []byte) int {
 	for _, n := range []int{3, 2, 1} {
 		if len(b) >= n && breakLen(b, len(b)-n) == n {
 			return n
@@ -197,22 +198,26 @@ func (s *source) content(n *yaml.Node) (int, error) {
 }
 
 // blockIndent returns the indentation of block collection n: the column of
-// its first key, `?` or `-`. Properties on the line of the first key belong
-// to that key; only those on a line of their own are the collection's.
+// its first key, `?` or `-`. Its position may be at its properties; those
+// that end a line are the collection's, those before a key are the key's.
 func (s *source) blockIndent(n *yaml.Node) (int, error) {
-	o, err := s.offset(n)
+	c, err := s.offset(n)
 	if err != nil {
 		return 0, err
 	}
-	i := o
-	for i < len(s.b) && (s.b[i] == '&' || s.b[i] == '!') {
-		for i = propEnd(s.b, i); i < len(s.b) && isSpace(s.b[i]); i++ {
+	b := s.b
+	for c < len(b) && (b[c] == '&' || b[c] == '!') {
+		j := c
+		for j < len(b) && (b[j] == '&' || b[j] == '!') {
+			for j = propEnd(b, j); j < len(b) && isSpace(b[j]); j++ {
+			}
 		}
+		if j < len(b) && b[j] != '#' && breakLen(b, j) == 0 {
+			break
+		}
+		c = s.skipBlank(j)
 	}
-	if i == len(s.b) || s.b[i] == '#' || breakLen(s.b, i) > 0 {
-		o = s.skipBlank(i)
-	}
-	return s.column(o), nil
+	return s.column(c), nil
 }
 
 // plainText returns the end of the single-line plain scalar n starting at

@@ -66,8 +66,13 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		mu.Unlock()
 	})
 
+	// Cross-resource fixes (LWS ordering) can touch objects in any file and
+	// arrive after the per-file pass: a second pass over the files they
+	// concern applies them (internal/fixer/plan.go).
+	crossFailures := fixer.CrossFix(eng, res, outcomes, fixer.CrossOptions{DryRun: dryRun, Roots: roots})
+
 	fixedFiles, fixedCount, changed := 0, 0, false
-	var failures []rules.Finding
+	failures := crossFailures
 	for _, fr := range res.Files {
 		o := outcomes[fr.Input.Path]
 		if o == nil {

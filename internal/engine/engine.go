@@ -190,7 +190,12 @@ func (e *Engine) newAggregates() []aggregate {
 	var out []aggregate
 	for _, r := range e.rules {
 		if r.NewAggregate != nil {
-			out = append(out, aggregate{r, r.NewAggregate()})
+			agg := r.NewAggregate()
+			// Cross-resource rules that read settings (lws.engine, ...).
+			if c, ok := agg.(rules.Configurable); ok {
+				c.Configure(e.cfg)
+			}
+			out = append(out, aggregate{r, agg})
 		}
 	}
 	return out
@@ -215,6 +220,13 @@ func (e *Engine) read(in manifest.Input) ([]byte, error) {
 	if in.Path == manifest.Stdin {
 		r = e.Stdin
 	} else {
+		// Stat before opening: opening a FIFO blocks until a writer
+		// comes, and a path may have been replaced since it was listed.
+		if st, err := os.Stat(in.Path); err != nil {
+			return nil, err
+		} else if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("not a regular file (skipped)")
+		}
 		f, err := os.Open(in.Path)
 		if err != nil {
 			return nil, err
@@ -238,6 +250,11 @@ func (e *Engine) read(in manifest.Input) ([]byte, error) {
 	}
 	if int64(len(data)) > e.MaxFileSize {
 		return nil, fmt.Errorf("input is over the %d-byte limit (--max-file-size)", e.MaxFileSize)
+	}
+	// UTF-16, UTF-32 and binary data are refused here, with a read-error,
+	// rather than parsed into nonsense.
+	if err := manifest.Sniff(data); err != nil {
+		return nil, err
 	}
 	return data, nil
 }
@@ -309,6 +326,15 @@ func (e *Engine) Lint(f *manifest.File) []rules.Finding {
 		for _, se := range f.Errors {
 			fd := e.fileFinding(f.Path, rules.SyntaxID, se.Message)
 			fd.Line, fd.Column = se.Line, se.Column
+			out = append(out, fd)
+		}
+	}
+	// Documents that are a bare value or a list of objects: kubectl wants
+	// an object per document.
+	if e.Enabled(rules.TypeMismatchID) {
+		for _, st := range f.Strays {
+			fd := e.fileFinding(f.Path, rules.TypeMismatchID, st.Message)
+			fd.Line, fd.Column, fd.Doc = st.Line, st.Column, st.Doc
 			out = append(out, fd)
 		}
 	}

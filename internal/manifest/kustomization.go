@@ -23,10 +23,40 @@ type Context struct {
 }
 
 // Kustomizations reads the kustomization files next to the inputs, once
-// per directory. Safe for concurrent use.
+// per directory. Safe for concurrent use: the lock only guards the cache,
+// and each directory is read outside it, so workers do not queue behind
+// each other's file reads.
 type Kustomizations struct {
 	mu   sync.Mutex
-	dirs map[string]*kustomization
+	dirs map[string]*kustomizationDir
+
+	// The working directory, read once: filepath.Abs asks the OS for it
+	// (two stats) on every call with a relative path.
+	wdOnce sync.Once
+	wd     string
+	wdErr  error
+}
+
+// kustomizationDir is one directory's cache entry, filled once.
+type kustomizationDir struct {
+	once sync.Once
+	kz   *kustomization // nil: the directory has none
+}
+
+// get returns the kustomization of dir, reading it on first use.
+func (k *Kustomizations) get(dir string) *kustomization {
+	k.mu.Lock()
+	if k.dirs == nil {
+		k.dirs = map[string]*kustomizationDir{}
+	}
+	d, ok := k.dirs[dir]
+	if !ok {
+		d = &kustomizationDir{}
+		k.dirs[dir] = d
+	}
+	k.mu.Unlock()
+	d.once.Do(func() { d.kz = readKustomization(dir) })
+	return d.kz
 }
 
 type kustomization struct {
@@ -43,23 +73,13 @@ func (k *Kustomizations) For(path string) Context {
 	if path == Stdin {
 		return ctx
 	}
-	abs, err := filepath.Abs(path)
+	abs, err := k.abs(path)
 	if err != nil {
 		return ctx
 	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.dirs == nil {
-		k.dirs = map[string]*kustomization{}
-	}
 	dir := filepath.Dir(abs)
 	for i := 0; i < 3; i++ {
-		kz, ok := k.dirs[dir]
-		if !ok {
-			kz = readKustomization(dir)
-			k.dirs[dir] = kz
-		}
-		if kz != nil {
+		if kz := k.get(dir); kz != nil {
 			if kz.patches[abs] {
 				ctx.Patch = true
 			}
@@ -74,6 +94,18 @@ func (k *Kustomizations) For(path string) Context {
 		dir = parent
 	}
 	return ctx
+}
+
+// abs is filepath.Abs with the working directory read once.
+func (k *Kustomizations) abs(path string) (string, error) {
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path), nil
+	}
+	k.wdOnce.Do(func() { k.wd, k.wdErr = os.Getwd() })
+	if k.wdErr != nil {
+		return "", k.wdErr
+	}
+	return filepath.Join(k.wd, path), nil
 }
 
 func readKustomization(dir string) *kustomization {

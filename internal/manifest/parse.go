@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 	yamlv4 "go.yaml.in/yaml/v4"
@@ -28,6 +29,9 @@ type File struct {
 	Docs    int
 	Objects []*Object
 	Errors  []SyntaxError
+	// Strays are documents that are a bare value or a list of Kubernetes
+	// objects instead of an object: kubectl rejects them.
+	Strays []Stray
 	// Context is what Parse was told about the file; fix re-parses with it.
 	Context Context
 }
@@ -74,8 +78,67 @@ func Parse(path string, data []byte, ctx Context) *File {
 			continue
 		}
 		f.addObjects(doc.Content[0], i, ctx)
+		f.addStray(doc.Content[0], i)
 	}
 	return f
+}
+
+// Stray is a document that cannot be a Kubernetes object.
+type Stray struct {
+	Line, Column int
+	Doc          int
+	Message      string
+}
+
+// addStray records a document whose root is a scalar other than null, or a
+// sequence holding Kubernetes objects: kubectl reads one object (a
+// mapping) per document. Other sequences (Ansible playbooks, ...) are not
+// Kubernetes YAML and are left alone, like mappings without a kind.
+func (f *File) addStray(root *yaml.Node, doc int) {
+	switch root.Kind {
+	case yaml.ScalarNode:
+		if root.Tag == "!!null" {
+			return
+		}
+		v := root.Value
+		if len(v) > 40 {
+			v = v[:37] + "..."
+		}
+		f.Strays = append(f.Strays, Stray{root.Line, root.Column, doc, fmt.Sprintf(
+			"the document is the bare value %q, not a Kubernetes object: kubectl rejects it (remove it, or make it a comment)", v)})
+	case yaml.SequenceNode:
+		n := 0
+		for _, it := range root.Content {
+			if NewObject(it, f.Path, doc, false) != nil {
+				n++
+			}
+		}
+		if n > 0 {
+			f.Strays = append(f.Strays, Stray{root.Line, root.Column, doc, fmt.Sprintf(
+				"the document is a list of %d Kubernetes objects, not an object: kubectl reads one object per document (separate them with ---, or use kind: List with items:)", n)})
+		}
+	}
+}
+
+// Sniff refuses data that is not UTF-8 text, before any YAML parser sees
+// it: UTF-16 and UTF-32 (which yaml.v3 would decode, but whose bytes fix
+// cannot edit) and binary files (a NUL byte, as git decides). Invalid
+// UTF-8 inside text is left to the parser, which reports its position.
+func Sniff(data []byte) error {
+	switch {
+	case bytes.HasPrefix(data, []byte{0, 0, 0xfe, 0xff}), bytes.HasPrefix(data, []byte{0xff, 0xfe, 0, 0}):
+		return errors.New("UTF-32 text (byte-order mark): shipshape, like kubectl's YAML decoder, reads UTF-8; convert the file (iconv -f UTF-32 -t UTF-8)")
+	case bytes.HasPrefix(data, []byte{0xfe, 0xff}), bytes.HasPrefix(data, []byte{0xff, 0xfe}):
+		return errors.New("UTF-16 text (byte-order mark): shipshape, like kubectl's YAML decoder, reads UTF-8; convert the file (iconv -f UTF-16 -t UTF-8)")
+	}
+	head := data
+	if len(head) > 8000 {
+		head = head[:8000]
+	}
+	if i := bytes.IndexByte(head, 0); i >= 0 {
+		return fmt.Errorf("binary file (a NUL byte at offset %d), not YAML text: not linted", i)
+	}
+	return nil
 }
 
 func (f *File) addObjects(root *yaml.Node, doc int, ctx Context) {
@@ -213,6 +276,10 @@ func syntaxError(chunk []byte, err error) SyntaxError {
 	} else if len(msg) > 6 && msg[:6] == "yaml: " {
 		e.Message = msg[6:]
 	}
+	if !utf8.Valid(chunk) {
+		// Neither parser says where; the first bad byte is the place.
+		return invalidUTF8(chunk)
+	}
 	var n yamlv4.Node
 	var le *yamlv4.LoadError
 	if err4 := yamlv4.Unmarshal(chunk, &n); errors.As(err4, &le) && le.Mark.Line > 0 {
@@ -224,7 +291,62 @@ func syntaxError(chunk []byte, err error) SyntaxError {
 			e.Message += " (" + le.ContextMsg + ")"
 		}
 	}
+	return clampPosition(chunk, e)
+}
+
+// clampPosition keeps an error inside the chunk: at the end of the input
+// the parser's mark can stand on a line that does not exist.
+func clampPosition(chunk []byte, e SyntaxError) SyntaxError {
+	lines, last := yamlLines(chunk)
+	if e.Line > lines {
+		e.Line, e.Column = lines, utf8.RuneCount(chunk[last:])+1
+	}
+	e.Line, e.Column = max(e.Line, 1), max(e.Column, 1)
 	return e
+}
+
+// yamlLines counts lines as the YAML parser does (CR LF, CR, LF, NEL, LS
+// and PS end a line) and returns where the last line starts.
+func yamlLines(b []byte) (lines, lastStart int) {
+	lines = 1
+	for i := 0; i < len(b); i++ {
+		n := 0
+		switch {
+		case b[i] == '\r' && i+1 < len(b) && b[i+1] == '\n':
+			n = 2
+		case b[i] == '\r', b[i] == '\n':
+			n = 1
+		case b[i] == 0xc2 && i+1 < len(b) && b[i+1] == 0x85:
+			n = 2
+		case b[i] == 0xe2 && i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xa8 || b[i+2] == 0xa9):
+			n = 3
+		default:
+			continue
+		}
+		lines++
+		i += n - 1
+		lastStart = i + 1
+	}
+	return lines, lastStart
+}
+
+// invalidUTF8 places the first byte of chunk that is not UTF-8.
+func invalidUTF8(chunk []byte) SyntaxError {
+	line, col := 1, 1
+	for i := 0; i < len(chunk); {
+		r, size := utf8.DecodeRune(chunk[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return SyntaxError{Line: line, Column: col, Message: fmt.Sprintf(
+				"invalid UTF-8 (byte 0x%02X): the file is not UTF-8 text (Latin-1?); convert it to UTF-8", chunk[i])}
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		i += size
+	}
+	return SyntaxError{Line: line, Column: col, Message: "invalid UTF-8"}
 }
 
 // templateKind recognises files that are templates rather than manifests:

@@ -1,0 +1,102 @@
+// Package corpus finds ../shared/corpus, the real manifests shipshape is
+// benchmarked on, for the benchmarks of every package. It only reads it.
+package corpus
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// File is one corpus file, read into memory.
+type File struct {
+	Path string // relative to the corpus directory
+	Data []byte
+}
+
+// Dir returns the corpus directory: $SHIPSHAPE_CORPUS, or shared/corpus
+// beside the repository. It skips tb when there is none, so that a clone
+// without it still passes.
+func Dir(tb testing.TB) string {
+	tb.Helper()
+	dir := os.Getenv("SHIPSHAPE_CORPUS")
+	if dir == "" {
+		_, self, _, _ := runtime.Caller(0)
+		// internal/corpus/corpus.go -> repository -> its parent
+		dir = filepath.Join(filepath.Dir(self), "..", "..", "..", "shared", "corpus")
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		tb.Skipf("corpus not found at %s (set SHIPSHAPE_CORPUS to run this)", dir)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return abs
+}
+
+// Files reads every *.yaml and *.yml file of the corpus in walk order
+// (hidden directories skipped, as shipshape does).
+func Files(tb testing.TB) []File {
+	tb.Helper()
+	dir := Dir(tb)
+	var out []File
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != dir && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if ext := strings.ToLower(filepath.Ext(p)); ext != ".yaml" && ext != ".yml" {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out = append(out, File{Path: rel, Data: data})
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// Bytes is the total size of files.
+func Bytes(files []File) int64 {
+	var n int64
+	for _, f := range files {
+		n += int64(len(f.Data))
+	}
+	return n
+}
+
+// PerUnit runs f in b.Loop and reports, besides the usual per-op figures,
+// time, allocations and bytes per unit (a document, an object), which do
+// not change when the corpus grows.
+func PerUnit(b *testing.B, units int, unit string, f func()) {
+	b.Helper()
+	if units == 0 {
+		b.Fatalf("no %ss to measure", unit)
+	}
+	b.ReportAllocs()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for b.Loop() {
+		f()
+	}
+	runtime.ReadMemStats(&after)
+	n := float64(b.N) * float64(units)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/"+unit)
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/n, "allocs/"+unit)
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/n, "B/"+unit)
+}

@@ -1,0 +1,143 @@
+package rules
+
+import (
+	"strconv"
+
+	"go.yaml.in/yaml/v3"
+)
+
+var duplicateKey = Register(&Rule{
+	ID:       "duplicate-key",
+	Severity: Error,
+	Summary:  "A mapping has the same key twice",
+	Doc: `YAML forbids a key appearing twice in one mapping, and kubectl and kustomize reject
+the document ("mapping key already defined"). Tools that accept it keep one of the
+values, silently: often the last, so the first value, the one a reviewer reads, is
+not what is applied.
+
+Keys are compared as kubectl reads them (YAML 1.1, then JSON): ` + "`on`" + ` and ` + "`true`" + `
+are the same key, and so are ` + "`1`" + ` and ` + "`\"1\"`" + `. The finding points at the second
+key. There is no automatic fix: which value is
+meant is a decision. This rule checks every object, custom resources and kustomize
+patches included; YAML merge keys (` + "`<<`" + `) are not duplicates.`,
+	Bad: `apiVersion: v1
+kind: Secret
+metadata:
+  name: admin
+type: kubernetes.io/quobyte
+data:
+  user: YWRtaW4=
+type: Opaque
+`,
+	Good: `apiVersion: v1
+kind: Secret
+metadata:
+  name: admin
+type: kubernetes.io/quobyte
+data:
+  user: YWRtaW4=
+`,
+	ValueLevel: true,
+	Check:      checkDuplicateKeys,
+})
+
+func checkDuplicateKeys(p *Pass) {
+	w := &dupWalker{p: p, path: make(fieldPath, 0, 16)}
+	w.walk(p.Object.Node)
+}
+
+type dupWalker struct {
+	p    *Pass
+	path fieldPath
+	seen map[string]*yaml.Node // reused for large mappings
+}
+
+// walk visits every mapping below n through its own nodes; aliases are not
+// followed (what they name is visited where it is defined), so the walk is
+// linear in the size of the document.
+func (w *dupWalker) walk(n *yaml.Node) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		w.mapping(n)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			depth := len(w.path)
+			w.path = w.path.key(n.Content[i].Value)
+			w.walk(n.Content[i+1])
+			w.path = w.path[:depth]
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			depth := len(w.path)
+			w.path = w.path.index(i)
+			w.walk(c)
+			w.path = w.path[:depth]
+		}
+	}
+}
+
+func (w *dupWalker) mapping(n *yaml.Node) {
+	keys := len(n.Content) / 2
+	if keys < 2 {
+		return
+	}
+	if keys <= 16 {
+		// Small mappings, nearly all of them: no map, no allocation.
+		var texts [16]string
+		var ok [16]bool
+		for i := 0; i < keys; i++ {
+			if k := n.Content[2*i]; comparableKey(k) {
+				texts[i], ok[i] = jsonKey(k), true
+			}
+		}
+		for i := 1; i < keys; i++ {
+			for j := 0; ok[i] && j < i; j++ {
+				if ok[j] && texts[j] == texts[i] {
+					w.report(n.Content[2*j], n.Content[2*i], texts[i])
+					break
+				}
+			}
+		}
+		return
+	}
+	if w.seen == nil {
+		w.seen = map[string]*yaml.Node{}
+	}
+	clear(w.seen)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if !comparableKey(k) {
+			continue
+		}
+		text := jsonKey(k)
+		if f, ok := w.seen[text]; ok {
+			w.report(f, k, text)
+			continue
+		}
+		w.seen[text] = k
+	}
+}
+
+// comparableKey: scalar keys other than the merge key `<<`.
+func comparableKey(k *yaml.Node) bool {
+	return k.Kind == yaml.ScalarNode && !isMergeKey(k)
+}
+
+// report names no line in the message: fix and the KRM function match
+// findings before and after a fix by their message, and fixes move lines.
+func (w *dupWalker) report(first, second *yaml.Node, text string) {
+	path := w.path.key(second.Value).String()
+	if first.Value != second.Value {
+		w.p.Report(second, path, nil,
+			"key %s repeats the key %s above it: kubectl reads both as the key %s (YAML 1.1), so one of the values is lost or the document is rejected: remove or quote one",
+			second.Value, first.Value, strconv.Quote(text))
+		return
+	}
+	who := "kubectl and kustomize reject the document (tools that accept it keep one of the values)"
+	k1, _ := jsonValue(first)
+	if k2, _ := jsonValue(second); k1 != k2 {
+		// "1" and 1: two keys for YAML 1.1, one for YAML 1.2 and JSON.
+		who = "kustomize rejects the document, and kubectl keeps only one of the values"
+	}
+	w.p.Report(second, path, nil, "key %s appears twice in this mapping: %s: remove one",
+		strconv.Quote(second.Value), who)
+}

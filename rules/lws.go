@@ -1,0 +1,416 @@
+package rules
+
+// LeaderWorkerSet rules: names, Services that collide with the controller's,
+// recreation that races the old StatefulSets, and (lws_order.go) ordering
+// against the objects the pods use.
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/config"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/transformers"
+)
+
+// Configurable is implemented by aggregates that read settings of the run
+// (lws.engine, lws.version); the engine calls Configure before Observe.
+type Configurable interface {
+	Configure(cfg *config.Config)
+}
+
+// lwsVersion parses lws.version ("v0.7.1", "0.8.0", "v0.8.0-rc.1") into
+// major, minor, patch.
+func lwsVersion(s string) (v [3]int, ok bool) {
+	s = strings.TrimPrefix(strings.TrimSpace(s), "v")
+	if i := strings.IndexAny(s, "-+"); i >= 0 {
+		s = s[:i]
+	}
+	parts := strings.Split(s, ".")
+	if s == "" || len(parts) > 3 {
+		return v, false
+	}
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 {
+			return v, false
+		}
+		v[i] = n
+	}
+	return v, true
+}
+
+// before reports whether v is older than major.minor.
+func before(v [3]int, major, minor int) bool {
+	return v[0] < major || v[0] == major && v[1] < minor
+}
+
+// lwsObjectName is how messages name an LWS: "ns/name", or "name".
+func lwsObjectName(obj *manifest.Object) string {
+	if obj.Namespace == "" {
+		return obj.Name
+	}
+	return obj.Namespace + "/" + obj.Name
+}
+
+// nameNode is the node findings about a whole object point at: its
+// metadata.name value, else its kind.
+func nameNode(obj *manifest.Object) *yaml.Node {
+	if n := manifest.Path(obj.Node, "metadata", "name"); n != nil {
+		return n
+	}
+	_, k := manifest.MapEntry(obj.Node, "kind")
+	return k
+}
+
+var lwsInvalidName = Register(&Rule{
+	ID:       "lws-invalid-name",
+	Severity: Error,
+	Summary:  "A LeaderWorkerSet's name is not a DNS-1035 label",
+	Doc: `The LWS controller names the headless Service of a LeaderWorkerSet after it, and a
+Service name must be a DNS-1035 label: at most 63 characters, lowercase letters,
+digits and ` + "`-`" + `, starting with a letter and ending with a letter or digit. The LWS
+webhook checks this on create, so a name like ` + "`llama-3.1`" + ` or ` + "`70b-serving`" + ` (valid for
+most other kinds, which only need a DNS-1123 subdomain) is rejected at apply time.
+Names holding a ` + "`${...}`" + ` placeholder (Flux postBuild substitution) are not judged.`,
+	Bad: `apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: llama-3.1
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      spec:
+        containers:
+          - name: vllm
+            image: vllm/vllm-openai:v0.8.5
+`,
+	Good: `apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: llama-3-1
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      spec:
+        containers:
+          - name: vllm
+            image: vllm/vllm-openai:v0.8.5
+`,
+	Check: func(p *Pass) {
+		obj := p.Object
+		if !isLWS(obj) || obj.Name == "" || strings.Contains(obj.Name, "${") {
+			return
+		}
+		if why := notDNS1035(obj.Name); why != "" {
+			p.Report(nameNode(obj), "metadata.name", nil,
+				"LeaderWorkerSet name %q is not a DNS-1035 label (%s): the controller names its headless Service after it, and the LWS webhook rejects it",
+				obj.Name, why)
+		}
+	},
+})
+
+var dns1035Chars = regexp.MustCompile(`^[a-z0-9-]*$`)
+
+// notDNS1035 says why s is not a DNS-1035 label, or "" when it is one.
+func notDNS1035(s string) string {
+	switch {
+	case len(s) > 63:
+		return fmt.Sprintf("%d characters, at most 63", len(s))
+	case !dns1035Chars.MatchString(s):
+		for _, r := range s {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+				return fmt.Sprintf("%q is not allowed, only lowercase letters, digits and '-'", r)
+			}
+		}
+	case s[0] < 'a' || s[0] > 'z':
+		return "it must start with a lowercase letter"
+	case s[len(s)-1] == '-':
+		return "it must end with a letter or digit"
+	}
+	return ""
+}
+
+var lwsServiceShadow = Register(&Rule{
+	ID:       "lws-service-shadow",
+	Severity: Warning,
+	Summary:  "A Service has the name of the headless Service a LeaderWorkerSet's controller creates",
+	Doc: `The LWS controller creates a headless Service for each LeaderWorkerSet, which gives the
+leader and worker pods their DNS names: named like the LWS (the default
+` + "`spec.networkConfig.subdomainPolicy: Shared`" + `), or ` + "`<lws>-<group index>`" + ` per replica with
+` + "`subdomainPolicy: UniquePerReplica`" + `. It only creates the Service when none of that name
+exists. A Service of the same name in your manifests is therefore used in its place:
+pods lose their DNS names when it is not headless or selects other pods, it is not
+deleted with the LWS, and the GitOps tool and the controller disagree about it.
+Give your Service another name (` + "`<lws>-leader`" + ` is common).`,
+	Bad: `apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: vllm
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      spec:
+        containers:
+          - name: vllm
+            image: vllm/vllm-openai:v0.8.5
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: vllm
+spec:
+  selector:
+    leaderworkerset.sigs.k8s.io/name: vllm
+  ports:
+    - port: 8080
+`,
+	Good: `apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: vllm
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      spec:
+        containers:
+          - name: vllm
+            image: vllm/vllm-openai:v0.8.5
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: vllm-leader
+spec:
+  selector:
+    leaderworkerset.sigs.k8s.io/name: vllm
+    leaderworkerset.sigs.k8s.io/worker-index: "0"
+  ports:
+    - port: 8080
+`,
+	NewAggregate: func() Aggregate { return &shadowAgg{lws: map[string][]shadowLWS{}} },
+})
+
+// shadowAgg keeps LWS names with their subdomain policy, and Services.
+type shadowAgg struct {
+	lws      map[string][]shadowLWS // by namespace
+	services []shadowService
+}
+
+type shadowLWS struct{ name, policy string }
+
+type shadowService struct {
+	ns, name string
+	finding  Finding
+}
+
+func (a *shadowAgg) Observe(p *Pass) {
+	obj := p.Object
+	ns := obj.EffectiveNamespace()
+	switch {
+	case isLWS(obj) && obj.Name != "":
+		policy := manifest.ScalarValue(manifest.Path(obj.Node, "spec", "networkConfig", "subdomainPolicy"))
+		a.lws[ns] = append(a.lws[ns], shadowLWS{obj.Name, policy})
+	case obj.Kind == "Service" && obj.APIVersion == "v1" && obj.Name != "" && !p.Suppressed():
+		a.services = append(a.services, shadowService{ns, obj.Name,
+			p.Finding(nameNode(obj), "metadata.name", nil, "")})
+	}
+}
+
+var groupIndexSuffix = regexp.MustCompile(`^-[0-9]+$`)
+
+func (a *shadowAgg) Finish(report func(Finding)) {
+	var out []Finding
+	for _, s := range a.services {
+		for _, l := range a.lws[s.ns] {
+			var what string
+			switch {
+			case l.policy != "UniquePerReplica" && s.name == l.name:
+				what = fmt.Sprintf("for LeaderWorkerSet %q (subdomainPolicy Shared)", l.name)
+			case l.policy == "UniquePerReplica" && strings.HasPrefix(s.name, l.name) && groupIndexSuffix.MatchString(s.name[len(l.name):]):
+				what = fmt.Sprintf("for replica %s of LeaderWorkerSet %q (subdomainPolicy UniquePerReplica)", s.name[len(l.name)+1:], l.name)
+			default:
+				continue
+			}
+			f := s.finding
+			f.Message = fmt.Sprintf("Service %q has the name of the headless Service the LWS controller creates %s: the controller uses this one instead, so the pods lose their DNS names unless it is headless and selects them all, and it is not deleted with the LWS; rename it", s.name, what)
+			out = append(out, f)
+			break
+		}
+	}
+	sortFindings(out)
+	for _, f := range out {
+		report(f)
+	}
+}
+
+var lwsUnsafeRecreate = Register(&Rule{
+	ID:       "lws-unsafe-recreate",
+	Severity: Warning,
+	Summary:  "A LeaderWorkerSet is recreated by a GitOps tool while its old StatefulSets still exist",
+	Doc: `A LeaderWorkerSet owns a leader StatefulSet named like it, whose pods own the worker
+StatefulSets. Deleting an LWS in the background and creating it again at once leaves
+the old StatefulSets terminating while the new LWS is reconciled: the controller
+finds the old leader StatefulSet and builds its ControllerRevision from it
+(kubernetes-sigs/lws#732). LWS v0.8.0 requeues while that StatefulSet has a
+deletionTimestamp, but background deletion still leaves a window; below v0.8.0 the
+race is wide open. Set ` + "`lws.version`" + ` in the config for a precise message.
+
+What each tool does:
+
+| engine | its recreate | waits until the StatefulSets are gone? |
+|---|---|---|
+| Argo CD | ` + "`argocd.argoproj.io/sync-options: Force=true,Replace=true`" + ` (replace --force, background) | no |
+| kapp | ` + "`kapp.k14s.io/update-strategy: always-replace`" + ` (background) | no |
+| Flux | ` + "`kustomize.toolkit.fluxcd.io/force: enabled`" + ` (background delete, immediate re-apply) | no, nor for the LWS |
+| kubectl | ` + "`kubectl replace --force --cascade=foreground`" + ` | yes (LWS >= v0.7.0) |
+
+The rule also reports ` + "`Force=true`" + ` without ` + "`Replace=true`" + ` and kapp
+` + "`update-strategy: fallback-on-replace`" + ` on an LWS: both recreate an object only when the
+API answers an update with 422 Invalid, and the LWS webhook answers 403, so they never
+recreate it. The safe path is manual: ` + "`kubectl replace --force --cascade=foreground -f lws.yaml`" + `
+(foreground deletion works from LWS v0.7.0).`,
+	Bad: `apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: vllm
+  annotations:
+    argocd.argoproj.io/sync-options: Force=true,Replace=true
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      spec:
+        containers:
+          - name: vllm
+            image: vllm/vllm-openai:v0.8.5
+`,
+	Good: `# recreate by hand when an immutable field changes:
+#   kubectl replace --force --cascade=foreground -f vllm.yaml
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: vllm
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      spec:
+        containers:
+          - name: vllm
+            image: vllm/vllm-openai:v0.8.5
+`,
+	NewAggregate: func() Aggregate { return &unsafeRecreateAgg{} },
+})
+
+// unsafeRecreateAgg judges each LWS on its own; it is an aggregate only to
+// read lws.version from the configuration.
+type unsafeRecreateAgg struct {
+	version  string
+	findings []Finding
+}
+
+func (a *unsafeRecreateAgg) Configure(cfg *config.Config) { a.version = cfg.LWS.Version }
+
+func (a *unsafeRecreateAgg) Observe(p *Pass) {
+	obj := p.Object
+	if !isLWS(obj) || p.Suppressed() {
+		return
+	}
+	ann := manifest.Path(obj.Node, "metadata", "annotations")
+	name := lwsObjectName(obj)
+	at := func(key string) (*yaml.Node, string) {
+		_, v := manifest.MapEntry(ann, key)
+		return v, fieldPath{}.key("metadata").key("annotations").key(key).String()
+	}
+	var opts []string
+	if v, _ := at(transformers.ArgoSyncOptions); v != nil {
+		for _, o := range strings.Split(v.Value, ",") {
+			opts = append(opts, strings.TrimSpace(o))
+		}
+	}
+	has := func(o string) bool {
+		for _, x := range opts {
+			if x == o {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("Force=true") && has("Replace=true"):
+		n, path := at(transformers.ArgoSyncOptions)
+		a.add(p, n, path, "Force=true,Replace=true", "sync-options Force=true,Replace=true make Argo CD delete LeaderWorkerSet %q in the background and create it again at once, while its old StatefulSets still exist", name)
+	case has("Force=true"):
+		n, path := at(transformers.ArgoSyncOptions)
+		a.findings = append(a.findings, p.Finding(n, path, nil,
+			"sync-options Force=true without Replace=true never recreates LeaderWorkerSet %q: Argo CD falls back to delete and create only when the API answers 422 Invalid, and the LWS webhook answers 403; to recreate it, %s", name, a.safePath()))
+	}
+	if v, path := at(transformers.FluxForce); v != nil && strings.EqualFold(v.Value, "enabled") {
+		a.add(p, v, path, "the annotation", "kustomize.toolkit.fluxcd.io/force: enabled makes Flux delete LeaderWorkerSet %q in the background and apply it again at once, while its old StatefulSets still exist (Flux does not even wait for the LWS)", name)
+	}
+	if v, path := at(transformers.KappUpdateStrategy); v != nil {
+		switch v.Value {
+		case "always-replace":
+			a.add(p, v, path, "the annotation", "kapp.k14s.io/update-strategy: always-replace makes kapp delete LeaderWorkerSet %q in the background and create it again at once, while its old StatefulSets still exist", name)
+		case "fallback-on-replace":
+			a.findings = append(a.findings, p.Finding(v, path, nil,
+				"kapp.k14s.io/update-strategy: fallback-on-replace never recreates LeaderWorkerSet %q: kapp replaces only when the API answers an update with 422 Invalid, and the LWS webhook answers 403; to recreate it, %s", name, a.safePath()))
+		}
+	}
+}
+
+// add records a recreate that races the old StatefulSets, with what the
+// configured LWS version means for it and the safe manual path.
+func (a *unsafeRecreateAgg) add(p *Pass, n *yaml.Node, path, what, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	v, known := lwsVersion(a.version)
+	switch {
+	case !known:
+		msg += ": the controller may build the new LWS's ControllerRevision from the terminating leader StatefulSet (kubernetes-sigs/lws#732; fixed in v0.8.0 except for a window that background deletion leaves, wide open below it: set lws.version)"
+	case before(v, 0, 8):
+		msg += fmt.Sprintf(": LWS %s builds the new LWS's ControllerRevision from the terminating leader StatefulSet (kubernetes-sigs/lws#732, fixed in v0.8.0)", a.version)
+	default:
+		msg += fmt.Sprintf(": LWS %s waits while the old leader StatefulSet terminates (kubernetes-sigs/lws#732), but background deletion still leaves a window", a.version)
+	}
+	msg += "; remove " + what + " and recreate the LWS by hand when needed: " + a.safePath()
+	a.findings = append(a.findings, p.Finding(n, path, nil, "%s", msg))
+}
+
+func (a *unsafeRecreateAgg) safePath() string {
+	if v, ok := lwsVersion(a.version); ok && before(v, 0, 7) {
+		return fmt.Sprintf("LWS %s does not support foreground deletion (v0.7.0 does): delete the LWS, wait until its StatefulSets are gone, then apply it", a.version)
+	}
+	return "kubectl replace --force --cascade=foreground -f FILE (LWS >= v0.7.0), which waits until the StatefulSets are gone"
+}
+
+func (a *unsafeRecreateAgg) Finish(report func(Finding)) {
+	sortFindings(a.findings)
+	for _, f := range a.findings {
+		report(f)
+	}
+}
+
+// sortFindings orders an aggregate's findings by file, line and column, so
+// that what it reports does not depend on the order objects were seen in.
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
+	})
+}

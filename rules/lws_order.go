@@ -1,0 +1,550 @@
+package rules
+
+// lws-recreate-order and lws-ordering: the lws-ordering transformer
+// (transformers/lws.go) run as two cross-resource rules. Both observe the
+// same objects and compute the same plan; lws-recreate-order reports the
+// objects that lack ordering annotations, with fixes, and lws-ordering the
+// notes (dependencies not in the input, no engine found, Flux).
+//
+// Memory stays small: per object only its identity, its annotations, the
+// position to report at, and its metadata node; the rest of the tree is not
+// kept. Each finding is about one object and its fix holds only SetEntry
+// edits of metadata.annotations whose Parent stands in for that object's
+// root: a mapping holding just the object's own metadata key and node. `fn`
+// applies the edits to those shared nodes (ApplyNodes), so they land in the
+// item; `fix` finds the object again by file, document and resource in a
+// second pass (internal/fixer/plan.go) and moves the edits onto it.
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/config"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/selector"
+	"github.com/shipshape-dev/shipshape/transformers"
+)
+
+const lwsEngineTable = `| engine (` + "`lws.engine`" + `) | what shipshape adds | its recreate | waits until the StatefulSets are gone? |
+|---|---|---|---|
+| ` + "`argocd`" + ` | ` + "`argocd.argoproj.io/sync-wave`" + ` on the LWS: one more than the highest wave of its dependencies (none counts as 0); Services selecting its pods and HPAs scaling it: the LWS's wave | ` + "`sync-options: Force=true,Replace=true`" + ` | no |
+| ` + "`kapp`" + ` | LWS: ` + "`kapp.k14s.io/change-group.shipshape-lws: shipshape.dev/lws.<ns>.<name>`" + ` and ` + "`change-rule.shipshape-lws: upsert after upserting shipshape.dev/deps.<ns>.<name>`" + `; each dependency: ` + "`change-group.shipshape-<name>: shipshape.dev/deps.<ns>.<name>`" + ` and ` + "`change-rule.shipshape-<name>: delete after deleting shipshape.dev/lws.<ns>.<name>`" + ` | ` + "`update-strategy: always-replace`" + ` | no |
+| ` + "`cli-utils`" + ` (kpt live, Config Sync) | ` + "`config.kubernetes.io/depends-on: /namespaces/<ns>/ConfigMap/<name>,...`" + ` on the LWS, appended to the references there | none | n/a |
+| ` + "`flux`" + ` | nothing exists per object: an info finding (` + "`lws-ordering`" + `) explains the Kustomization ` + "`dependsOn`" + ` and health check to use | ` + "`kustomize.toolkit.fluxcd.io/force: enabled`" + ` | no |
+| kubectl | — | ` + "`kubectl replace --force --cascade=foreground`" + ` | yes |
+`
+
+var lwsRecreateOrder = Register(&Rule{
+	ID:       "lws-recreate-order",
+	Severity: Warning,
+	Summary:  "A LeaderWorkerSet lacks the GitOps ordering annotations that create it after its dependencies and delete it before them",
+	Doc: `A LeaderWorkerSet (LWS) that a GitOps tool deletes and creates again (after a change to
+an immutable field, a replace sync, an app created anew) must be created after the
+ConfigMaps, Secrets, ServiceAccount and PVCs its pods use, and deleted before them:
+otherwise its pods start without them, and the old pods lose them while terminating.
+
+shipshape reads the dependencies from the leader and worker templates (volumes and
+projected volumes, ` + "`env[].valueFrom`" + ` and ` + "`envFrom`" + ` of containers, init and ephemeral
+containers, ` + "`imagePullSecrets`" + `, ` + "`serviceAccountName`" + `, ` + "`persistentVolumeClaim`" + ` claims). Those
+in the input are ordered with the annotations of the engine set by ` + "`lws.engine`" + ` in the
+config; ` + "`auto`" + ` (the default) picks the engine whose annotations already appear in the
+input, and does nothing (saying so once, as an ` + "`lws-ordering`" + ` info) when there are none:
+
+` + lwsEngineTable + `
+The fix adds the missing annotations to the LWS and, for kapp and Argo CD, to the other
+objects, in whichever file they are. It never overwrites an annotation (depends-on is
+extended, keeping the references there; otherwise the message says what to change by
+hand), it leaves alone ordering you wrote
+yourself when it already holds (any kapp groups and rules that order the dependencies
+count), and fixing twice changes nothing. LWSs with ownerReferences are managed by
+another controller and skipped. Dependencies that are not in the input are reported
+by ` + "`lws-ordering`" + `.`,
+	Bad: `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: model-config
+  annotations:
+    argocd.argoproj.io/sync-wave: "1"
+data:
+  MODEL: meta-llama/Llama-3.1-8B
+---
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: vllm
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      spec:
+        containers:
+          - name: vllm
+            image: vllm/vllm-openai:v0.8.5
+            envFrom:
+              - configMapRef:
+                  name: model-config
+`,
+	Good: `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: model-config
+  annotations:
+    argocd.argoproj.io/sync-wave: "1"
+data:
+  MODEL: meta-llama/Llama-3.1-8B
+---
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: vllm
+  annotations:
+    argocd.argoproj.io/sync-wave: "2"
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      spec:
+        containers:
+          - name: vllm
+            image: vllm/vllm-openai:v0.8.5
+            envFrom:
+              - configMapRef:
+                  name: model-config
+`,
+	Fixable:      true,
+	NewAggregate: func() Aggregate { return newOrderAgg(false) },
+})
+
+var lwsOrdering = Register(&Rule{
+	ID:       "lws-ordering",
+	Severity: Info,
+	Summary:  "Notes from the LeaderWorkerSet ordering transformer: what it could not order, and why",
+	Doc: `The ordering that ` + "`lws-recreate-order`" + ` checks and fixes (see it for the engines) only
+covers what shipshape sees. This rule says what is left to you:
+
+- dependencies of an LWS that are not in the input, by name (they are not ordered;
+  cli-utils would reject a depends-on reference to an object outside the apply set);
+- ` + "`lws.engine: auto`" + ` found no engine's annotations in the input (or several engines'),
+  so nothing was added: set ` + "`lws.engine`" + ` (` + "`none`" + ` silences this);
+- Flux has no per-object ordering: move the LWS to its own Flux Kustomization with
+  ` + "`spec.dependsOn`" + ` naming the Kustomization that applies its dependencies, and a health
+  check on the LWS's ` + "`Available`" + ` condition
+  (` + "`spec.healthCheckExprs`" + `, Flux 2.5+), so that it is applied after them and reported ready
+  only when its groups are.`,
+	Bad: `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: model-config
+  annotations:
+    argocd.argoproj.io/sync-wave: "1"
+data:
+  MODEL: meta-llama/Llama-3.1-8B
+---
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: vllm
+  annotations:
+    argocd.argoproj.io/sync-wave: "2"
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      spec:
+        containers:
+          - name: vllm
+            image: vllm/vllm-openai:v0.8.5
+            envFrom:
+              - configMapRef:
+                  name: model-config
+              - secretRef:
+                  name: hf-token
+`,
+	Good: `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: model-config
+  annotations:
+    argocd.argoproj.io/sync-wave: "1"
+data:
+  MODEL: meta-llama/Llama-3.1-8B
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: hf-token
+  annotations:
+    argocd.argoproj.io/sync-wave: "1"
+stringData:
+  HF_TOKEN: replace-me
+---
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: vllm
+  annotations:
+    argocd.argoproj.io/sync-wave: "2"
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      spec:
+        containers:
+          - name: vllm
+            image: vllm/vllm-openai:v0.8.5
+            envFrom:
+              - configMapRef:
+                  name: model-config
+              - secretRef:
+                  name: hf-token
+`,
+	NewAggregate: func() Aggregate { return newOrderAgg(true) },
+})
+
+// orderAgg is the aggregate behind both rules; notes selects which part of
+// the plan it reports.
+type orderAgg struct {
+	notes    bool
+	engine   string
+	lws      []*lwsEntry
+	deps     map[depKey][]*orderMember
+	services []*svcEntry
+	hpas     []*hpaEntry
+	evidence map[string]evidence // engine -> first object carrying its annotations
+}
+
+func newOrderAgg(notes bool) *orderAgg {
+	return &orderAgg{notes: notes, engine: transformers.EngineAuto, deps: map[depKey][]*orderMember{}, evidence: map[string]evidence{}}
+}
+
+func (a *orderAgg) Configure(cfg *config.Config) {
+	if cfg.LWS.Engine != "" {
+		a.engine = cfg.LWS.Engine
+	}
+}
+
+type depKey struct{ kind, ns, name string }
+
+// orderMember is the summary of one object the ordering may annotate.
+type orderMember struct {
+	obj        transformers.OrderObject
+	root       *yaml.Node // stand-in root holding the object's metadata: the edits' Parent
+	at         Finding    // at the object's name, message and fix unset
+	suppressed bool
+}
+
+type lwsEntry struct {
+	orderMember
+	ns    string
+	deps  []depRef
+	pods  []lwsPods
+	owned bool
+}
+
+type svcEntry struct {
+	orderMember
+	ns  string
+	sel map[string]string
+}
+
+type hpaEntry struct {
+	orderMember
+	ns, target string
+}
+
+type evidence struct {
+	file string
+	line int
+	key  string
+}
+
+func (e evidence) before(o evidence) bool {
+	return e.file < o.file || e.file == o.file && e.line < o.line
+}
+
+func (a *orderAgg) Observe(p *Pass) {
+	obj := p.Object
+	metaKey, meta := manifest.MapEntry(obj.Node, "metadata")
+	annNode := manifest.MapGet(meta, "annotations")
+	if annNode != nil && annNode.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(annNode.Content); i += 2 {
+			k := annNode.Content[i]
+			if e := transformers.EngineOf(k.Value); e != "" {
+				ev := evidence{obj.File, k.Line, k.Value}
+				if old, ok := a.evidence[e]; !ok || ev.before(old) {
+					a.evidence[e] = ev
+				}
+			}
+		}
+	}
+	if obj.Name == "" || meta == nil || meta.Kind != yaml.MappingNode {
+		return
+	}
+	ann := selector.Labels(annNode)
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	m := orderMember{
+		obj: transformers.OrderObject{
+			Ref:         transformers.OrderRef{Group: obj.Group(), Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name},
+			Annotations: ann,
+		},
+		root:       &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{metaKey, meta}},
+		at:         p.Finding(nameNode(obj), "metadata.annotations", nil, ""),
+		suppressed: p.Suppressed(),
+	}
+	ns := obj.EffectiveNamespace()
+	switch {
+	case isLWS(obj):
+		owners := manifest.MapGet(meta, "ownerReferences")
+		a.lws = append(a.lws, &lwsEntry{
+			orderMember: m,
+			ns:          ns,
+			deps:        lwsDeps(obj),
+			pods:        lwsPodLabels(obj),
+			owned:       owners != nil && owners.Kind == yaml.SequenceNode && len(owners.Content) > 0,
+		})
+	case obj.APIVersion == "v1" && (obj.Kind == "ConfigMap" || obj.Kind == "Secret" || obj.Kind == "ServiceAccount" || obj.Kind == "PersistentVolumeClaim"):
+		k := depKey{obj.Kind, ns, obj.Name}
+		a.deps[k] = append(a.deps[k], &m)
+	case obj.APIVersion == "v1" && obj.Kind == "Service":
+		spec := manifest.MapGet(obj.Node, "spec")
+		if manifest.ScalarValue(manifest.MapGet(spec, "type")) == "ExternalName" {
+			return
+		}
+		sel := selector.Labels(manifest.MapGet(spec, "selector"))
+		if len(sel) == 0 {
+			return // selects nothing (kustomize's labels alone select no LWS pod)
+		}
+		for k, v := range obj.SelectorLabels {
+			sel[k] = v
+		}
+		a.services = append(a.services, &svcEntry{m, ns, sel})
+	case obj.Kind == "HorizontalPodAutoscaler" && obj.Group() == "autoscaling":
+		ref := manifest.Path(obj.Node, "spec", "scaleTargetRef")
+		av := manifest.ScalarValue(manifest.MapGet(ref, "apiVersion"))
+		if manifest.ScalarValue(manifest.MapGet(ref, "kind")) != "LeaderWorkerSet" ||
+			av != "" && !strings.HasPrefix(av, "leaderworkerset.x-k8s.io/") {
+			return
+		}
+		a.hpas = append(a.hpas, &hpaEntry{m, ns, manifest.ScalarValue(manifest.MapGet(ref, "name"))})
+	}
+}
+
+// position orders summaries the same way whatever order files were read in.
+func position(a, b Finding) bool {
+	if a.File != b.File {
+		return a.File < b.File
+	}
+	if a.Doc != b.Doc {
+		return a.Doc < b.Doc
+	}
+	if a.Line != b.Line {
+		return a.Line < b.Line
+	}
+	return a.Column < b.Column
+}
+
+// resolve returns the engine to use ("" when auto found none or several)
+// and, for auto, where it was found; a note says what went wrong.
+func (a *orderAgg) resolve() (engine, how, problem string) {
+	if a.engine != transformers.EngineAuto {
+		return a.engine, "", ""
+	}
+	var found []string
+	for e := range a.evidence {
+		found = append(found, e)
+	}
+	sort.Strings(found)
+	switch len(found) {
+	case 0:
+		return "", "", "no Argo CD, kapp, cli-utils or Flux annotations are in the input, so lws.engine auto adds no ordering"
+	case 1:
+		ev := a.evidence[found[0]]
+		return found[0], fmt.Sprintf(" (lws.engine auto: %s found at %s:%d)", ev.key, ev.file, ev.line), ""
+	}
+	var list []string
+	for _, e := range found {
+		ev := a.evidence[e]
+		list = append(list, fmt.Sprintf("%s (%s at %s:%d)", transformers.EngineNames[e], ev.key, ev.file, ev.line))
+	}
+	return "", "", "annotations of several engines are in the input, " + strings.Join(list, ", ") + ", so lws.engine auto adds no ordering"
+}
+
+// lwsSet is one LWS with what it uses: present (in the set) or missing.
+type lwsSet struct {
+	e       *lwsEntry
+	set     transformers.OrderSet
+	missing []depRef
+}
+
+func (a *orderAgg) Finish(report func(Finding)) {
+	engine, how, problem := a.resolve()
+	if engine == transformers.EngineNone {
+		return
+	}
+	sort.SliceStable(a.lws, func(i, j int) bool { return position(a.lws[i].at, a.lws[j].at) })
+	sort.SliceStable(a.services, func(i, j int) bool { return position(a.services[i].at, a.services[j].at) })
+	sort.SliceStable(a.hpas, func(i, j int) bool { return position(a.hpas[i].at, a.hpas[j].at) })
+	members := map[*transformers.OrderObject]*orderMember{}
+	var sets []lwsSet
+	for _, e := range a.lws {
+		if e.owned || e.suppressed {
+			continue
+		}
+		s := lwsSet{e: e, set: transformers.OrderSet{LWS: &e.obj}}
+		members[&e.obj] = &e.orderMember
+		for _, d := range e.deps {
+			found := a.deps[depKey{d.kind, e.ns, d.name}]
+			if len(found) == 0 {
+				s.missing = append(s.missing, d)
+			}
+			sort.SliceStable(found, func(i, j int) bool { return position(found[i].at, found[j].at) })
+			for _, m := range found {
+				s.set.Deps = append(s.set.Deps, &m.obj)
+				members[&m.obj] = m
+			}
+		}
+		if engine == transformers.EngineArgoCD {
+			for _, svc := range a.services {
+				if svc.ns == e.ns && selectsLWSPods(svc.sel, e.pods) {
+					s.set.Followers = append(s.set.Followers, &svc.obj)
+					members[&svc.obj] = &svc.orderMember
+				}
+			}
+			for _, h := range a.hpas {
+				if h.ns == e.ns && h.target == e.obj.Ref.Name {
+					s.set.Followers = append(s.set.Followers, &h.obj)
+					members[&h.obj] = &h.orderMember
+				}
+			}
+		}
+		sets = append(sets, s)
+	}
+	var out []Finding
+	if a.notes {
+		out = a.notesFor(engine, problem, sets)
+	} else {
+		out = a.changesFor(engine, how, sets, members)
+	}
+	sortFindings(out)
+	for _, f := range out {
+		report(f)
+	}
+}
+
+func (a *orderAgg) changesFor(engine, how string, sets []lwsSet, members map[*transformers.OrderObject]*orderMember) []Finding {
+	var plan []transformers.OrderSet
+	for _, s := range sets {
+		plan = append(plan, s.set)
+	}
+	var changes []*transformers.OrderChange
+	switch engine {
+	case transformers.EngineArgoCD:
+		changes = transformers.PlanArgoCD(plan)
+	case transformers.EngineKapp:
+		changes = transformers.PlanKapp(plan)
+	case transformers.EngineCLIUtils:
+		changes = transformers.PlanCLIUtils(plan)
+	}
+	var out []Finding
+	for _, c := range changes {
+		m := members[c.Obj]
+		if m == nil || m.suppressed {
+			continue
+		}
+		f := m.at
+		if c.Blocked != "" {
+			f.Message = c.Reason + "; " + c.Blocked + how
+			out = append(out, f)
+			continue
+		}
+		fix := &transformers.Fix{Message: "add the " + transformers.EngineNames[engine] + " ordering annotations"}
+		var adds []string
+		for _, kv := range c.Add {
+			if _, had := c.Obj.Annotations[kv.Key]; had {
+				adds = append(adds, fmt.Sprintf("%s: %q (the references there kept)", kv.Key, kv.Value))
+			} else {
+				adds = append(adds, fmt.Sprintf("%s: %q", kv.Key, kv.Value))
+			}
+			fix.Edits = append(fix.Edits, transformers.Edit{
+				Op: transformers.SetEntry, Parent: m.root, Path: []string{"metadata", "annotations"}, Key: kv.Key, Value: kv.Value,
+			})
+		}
+		verb := "; add "
+		if len(c.Add) == 1 {
+			if _, had := c.Obj.Annotations[c.Add[0].Key]; had {
+				verb = "; set "
+			}
+		}
+		f.Message = c.Reason + verb + strings.Join(adds, ", ") + how
+		f.Fix = fix
+		out = append(out, f)
+	}
+	return out
+}
+
+func depList(ds []depRef) string {
+	var s []string
+	for _, d := range ds {
+		s = append(s, d.String())
+	}
+	return strings.Join(s, ", ")
+}
+
+func (a *orderAgg) notesFor(engine, problem string, sets []lwsSet) []Finding {
+	var out []Finding
+	if engine == "" {
+		// Say so once, at the first LWS that has something to order.
+		for _, s := range sets {
+			if len(s.set.Deps) > 0 {
+				f := s.e.at
+				f.Field = "metadata.name"
+				f.Message = fmt.Sprintf("%s: LeaderWorkerSet %q and its dependencies in the input are not ordered; set lws.engine in the config (argocd, kapp, cli-utils or flux; none silences this)",
+					problem, lwsKey(s.e))
+				return []Finding{f}
+			}
+		}
+		return nil
+	}
+	for _, s := range sets {
+		f := s.e.at
+		f.Field = "spec.leaderWorkerTemplate"
+		switch engine {
+		case transformers.EngineFlux:
+			if len(s.e.deps) == 0 {
+				continue
+			}
+			f.Message = fmt.Sprintf("Flux has no per-object ordering: to apply LeaderWorkerSet %q after what it uses (%s), move it to a Flux Kustomization of its own with spec.dependsOn naming the Kustomization that applies them, and spec.healthCheckExprs for leaderworkerset.x-k8s.io/v1 LeaderWorkerSet with current: \"status.conditions.filter(c, c.type == 'Available').all(c, c.status == 'True')\"",
+				lwsKey(s.e), depList(s.e.deps))
+		default:
+			if len(s.missing) == 0 {
+				continue
+			}
+			f.Message = fmt.Sprintf("LeaderWorkerSet %q uses %s, not in the input: %s orders only what it sees, so apply %s before the LWS another way",
+				lwsKey(s.e), depList(s.missing), transformers.EngineNames[engine], plural(len(s.missing), "it", "them"))
+			if engine == transformers.EngineCLIUtils {
+				f.Message += " (cli-utils rejects a depends-on reference outside the apply set, so none is added)"
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func lwsKey(e *lwsEntry) string {
+	if e.obj.Ref.Namespace == "" {
+		return e.obj.Ref.Name
+	}
+	return e.obj.Ref.Namespace + "/" + e.obj.Ref.Name
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

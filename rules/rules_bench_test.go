@@ -1,0 +1,78 @@
+package rules_test
+
+import (
+	"testing"
+
+	"github.com/shipshape-dev/shipshape/internal/corpus"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/rules"
+)
+
+// Run with: go test -run '^$' -bench . -benchmem ./rules/
+// Each rule runs over every object of the corpus, parsed once up front, so
+// the figures are the rule's own cost: ns and allocations per object.
+
+func corpusObjects(b *testing.B) []*manifest.Object {
+	var objs []*manifest.Object
+	for _, f := range corpus.Files(b) {
+		objs = append(objs, manifest.Parse(f.Path, f.Data, manifest.Context{}).Objects...)
+	}
+	return objs
+}
+
+func BenchmarkRules(b *testing.B) {
+	objs := corpusObjects(b)
+	for _, r := range rules.All() {
+		if r.Check == nil && r.NewAggregate == nil {
+			continue // reported by the engine, not a check
+		}
+		b.Run(r.ID, func(b *testing.B) {
+			benchRule(b, r, objs)
+		})
+	}
+}
+
+// BenchmarkRulesSmall runs every rule on the rule examples (bad and good),
+// the size of a pre-commit run.
+func BenchmarkRulesSmall(b *testing.B) {
+	var objs []*manifest.Object
+	for _, r := range rules.All() {
+		for _, src := range []string{r.Bad, r.Good} {
+			objs = append(objs, manifest.Parse(r.ID+".yaml", []byte(src), manifest.Context{}).Objects...)
+		}
+	}
+	for _, r := range rules.All() {
+		if r.Check == nil && r.NewAggregate == nil {
+			continue
+		}
+		b.Run(r.ID, func(b *testing.B) {
+			benchRule(b, r, objs)
+		})
+	}
+}
+
+func benchRule(b *testing.B, r *rules.Rule, objs []*manifest.Object) {
+	findings := 0
+	sink := func(rules.Finding) { findings++ }
+	corpus.PerUnit(b, len(objs), "obj", func() {
+		findings = 0
+		if r.Check != nil {
+			for _, obj := range objs {
+				if obj.Partial && !r.ValueLevel {
+					continue
+				}
+				r.Check(rules.NewPass(r, obj, sink))
+			}
+		}
+		if r.NewAggregate != nil {
+			agg := r.NewAggregate()
+			for _, obj := range objs {
+				if !obj.Partial {
+					agg.Observe(rules.NewPass(r, obj, nil))
+				}
+			}
+			agg.Finish(sink)
+		}
+	})
+	b.ReportMetric(float64(findings), "findings")
+}

@@ -1,0 +1,530 @@
+package rules
+
+import (
+	"encoding/base64"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/schema"
+	"github.com/shipshape-dev/shipshape/internal/yaml11"
+)
+
+// TypeMismatchID is type-mismatch's ID; the engine also reports documents
+// that are not objects under it.
+const TypeMismatchID = "type-mismatch"
+
+var typeMismatch = Register(&Rule{
+	ID:       TypeMismatchID,
+	Severity: Error,
+	Summary:  "A field of a built-in kind holds a value of the wrong type",
+	Doc: `The API server decodes every built-in object into its Go type and rejects a
+value of the wrong JSON type ("cannot unmarshal string into Go struct field
+DeploymentSpec.spec.replicas of type int32"): the whole apply fails. Typical
+causes are a quoted number or boolean (` + "`replicas: \"3\"`" + `, ` + "`hostNetwork: \"true\"`" + `),
+a placeholder left in a copied example (` + "`lun: <ADD LUN ID Here>`" + `, ` + "`port: eighty`" + `),
+a single value where a list belongs (` + "`args: --verbose`" + `), and Secret ` + "`data`" + ` values
+that are not base64 (put plain text under ` + "`stringData`" + ` instead).
+
+shipshape reads values as kubectl does (YAML 1.1), and knows every field of every
+built-in kind from the Kubernetes API types. Fields that take more than one type
+are judged as the API does: ports given as IntOrString take a number or a name,
+resource quantities take a number or a string, and null is accepted everywhere.
+A document that is a bare value, or a list of objects, instead of one object is
+reported too. A string field given an unquoted number or boolean is reported by
+` + "`ambiguous-scalar`" + ` instead, which can fix it. Custom resources are not checked:
+their schema is not known to shipshape.`,
+	Bad: `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: "3"
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      hostNetwork: "false"
+      containers:
+        - name: web
+          image: nginx:1.27
+          args: --verbose
+          ports:
+            - containerPort: eighty
+`,
+	Good: `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 3
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      hostNetwork: false
+      containers:
+        - name: web
+          image: nginx:1.27
+          args: [--verbose]
+          ports:
+            - containerPort: 80
+`,
+	ValueLevel: true,
+	Check:      checkTypes,
+})
+
+// jsonKind is the JSON type kubectl turns a YAML node into.
+type jsonKind uint8
+
+const (
+	jsonUnknown jsonKind = iota // an alias or a tag kubectl does not resolve
+	jsonNull
+	jsonBool
+	jsonInt
+	jsonFloat
+	jsonString
+	jsonArray
+	jsonObject
+)
+
+// jsonValue tells what kubectl (YAML 1.1, then JSON) makes of n without
+// expanding anything: an alias is judged by the node it names, which is
+// looked at, never walked.
+func jsonValue(n *yaml.Node) (jsonKind, yaml11.Value) {
+	if n.Kind == yaml.AliasNode {
+		if n.Alias == nil {
+			return jsonUnknown, yaml11.Value{}
+		}
+		n = n.Alias
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		return jsonObject, yaml11.Value{}
+	case yaml.SequenceNode:
+		return jsonArray, yaml11.Value{}
+	case yaml.ScalarNode:
+	default:
+		return jsonUnknown, yaml11.Value{}
+	}
+	str := yaml11.Value{Kind: yaml11.String, Text: n.Value}
+	if n.Style&yaml.TaggedStyle != 0 {
+		switch n.Tag {
+		case "!!str":
+			return jsonString, str
+		case "!!binary":
+			// v2 decodes it, and the decoded bytes are the JSON string.
+			b, err := base64.StdEncoding.DecodeString(n.Value)
+			if err != nil {
+				return jsonUnknown, yaml11.Value{}
+			}
+			return jsonString, yaml11.Value{Kind: yaml11.String, Text: string(b)}
+		case "!!null":
+			return jsonNull, yaml11.Value{Kind: yaml11.Null, Text: "null"}
+		case "!!bool", "!!int", "!!float":
+			if v, ok := yaml11.Resolve(n.Value); ok {
+				return kindOf(v), v
+			}
+		}
+		return jsonUnknown, yaml11.Value{}
+	}
+	if n.Style != 0 {
+		return jsonString, str // quoted, literal or folded
+	}
+	if v, ok := yaml11.Resolve(n.Value); ok {
+		return kindOf(v), v
+	}
+	return jsonString, str
+}
+
+func kindOf(v yaml11.Value) jsonKind {
+	switch v.Kind {
+	case yaml11.Null:
+		return jsonNull
+	case yaml11.Bool:
+		return jsonBool
+	case yaml11.Int:
+		return jsonInt
+	case yaml11.Float:
+		return jsonFloat
+	}
+	return jsonString
+}
+
+// isTemplateVariable recognises a value that is a single envsubst or shell
+// variable, ${NAME} or ${NAME:-default}: the file is a template, rendered
+// before kubectl reads it, and the variable is not a value to judge.
+func isTemplateVariable(s string) bool {
+	return len(s) > 3 && strings.HasPrefix(s, "${") && strings.IndexByte(s, '}') == len(s)-1
+}
+
+// wholeNumber reports a float that JSON prints without a fraction or an
+// exponent ("3" for 3.0, "1000" for 1e3): Go decodes it into an integer.
+func wholeNumber(v yaml11.Value) bool {
+	_, err := strconv.ParseInt(v.Text, 10, 64)
+	return err == nil
+}
+
+// typeWalker checks the values of one built-in object against its type.
+type typeWalker struct {
+	p    *Pass
+	path fieldPath
+}
+
+func checkTypes(p *Pass) {
+	obj := p.Object
+	t, ok := schema.ForObject(obj.APIVersion, obj.Kind)
+	if !ok {
+		return
+	}
+	w := &typeWalker{p: p, path: make(fieldPath, 0, 16)}
+	w.walk(obj.Node, t)
+}
+
+func (w *typeWalker) walk(n *yaml.Node, t schema.Type) {
+	kind := t.Kind()
+	if kind == schema.Unknown {
+		return
+	}
+	jk, v := jsonValue(n)
+	if jk == jsonUnknown || jk == jsonNull {
+		return
+	}
+	if !accepts(kind, jk, v) {
+		if jk == jsonString && isTemplateVariable(v.Text) {
+			return // ${VAR}: substituted before kubectl sees it (envsubst)
+		}
+		w.report(n, t, jk, v)
+		return
+	}
+	if n.Kind == yaml.AliasNode && !t.IsScalar() {
+		return // judged above; its contents are checked where the anchor is
+	}
+	switch kind {
+	case schema.Bytes:
+		if jk == jsonString {
+			w.base64(n)
+		}
+	case schema.Quantity:
+		if !validQuantity(v.Text) && !(jk == jsonString && isTemplateVariable(v.Text)) {
+			path := w.path.String()
+			w.p.Report(n, path, nil, "%s takes %s, not %s; the API server rejects the object",
+				fieldName(path), describeType(t), describeValue(jk, v))
+		}
+	case schema.Time:
+		if !validTime(v.Text) && !isTemplateVariable(v.Text) {
+			path := w.path.String()
+			w.p.Report(n, path, nil, "%s takes a timestamp in RFC 3339 form (2006-01-02T15:04:05Z), not %s; the API server rejects the object",
+				fieldName(path), describeValue(jk, v))
+		}
+	case schema.Struct:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode || isMergeKey(k) {
+				continue
+			}
+			name := jsonKey(k)
+			ft, ok := t.Field(name)
+			if !ok {
+				continue // unknown-field's business
+			}
+			depth := len(w.path)
+			w.path = w.path.key(name)
+			w.walk(n.Content[i+1], ft)
+			w.path = w.path[:depth]
+		}
+	case schema.List:
+		elem := t.Elem()
+		for i, c := range n.Content {
+			depth := len(w.path)
+			w.path = w.path.index(i)
+			w.walk(c, elem)
+			w.path = w.path[:depth]
+		}
+	case schema.Map:
+		elem := t.Elem()
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if isMergeKey(n.Content[i]) {
+				continue // <<: *anchor merges entries judged where they are defined
+			}
+			depth := len(w.path)
+			w.path = w.path.key(n.Content[i].Value)
+			w.walk(n.Content[i+1], elem)
+			w.path = w.path[:depth]
+		}
+	}
+}
+
+// accepts reports whether the API server decodes a JSON value of kind jk
+// (v for scalars) into a field of kind k. A string field given a number or
+// a boolean is accepted here: that is ambiguous-scalar's finding.
+func accepts(k schema.Kind, jk jsonKind, v yaml11.Value) bool {
+	switch k {
+	case schema.String, schema.Bytes, schema.Time:
+		return jk != jsonArray && jk != jsonObject && (k != schema.Time || jk == jsonString)
+	case schema.Bool:
+		return jk == jsonBool
+	case schema.Int:
+		return jk == jsonInt || jk == jsonFloat && wholeNumber(v)
+	case schema.Number:
+		return jk == jsonInt || jk == jsonFloat
+	case schema.IntOrString:
+		return jk == jsonString || jk == jsonInt || jk == jsonFloat && wholeNumber(v)
+	case schema.Quantity:
+		return jk == jsonString || jk == jsonInt || jk == jsonFloat
+	case schema.Struct, schema.Map:
+		return jk == jsonObject
+	case schema.List:
+		return jk == jsonArray
+	}
+	return true
+}
+
+func (w *typeWalker) report(n *yaml.Node, t schema.Type, jk jsonKind, v yaml11.Value) {
+	want := describeType(t)
+	var got, hint string
+	switch jk {
+	case jsonString:
+		got = "the string " + shortQuote(v.Text)
+		quoted := n.Kind == yaml.ScalarNode && n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0
+		switch rv, ok := yaml11.Resolve(v.Text); {
+		case quoted && ok && accepts(t.Kind(), kindOf(rv), rv):
+			hint = ": remove the quotes"
+		case strings.HasPrefix(v.Text, "<") || strings.Contains(strings.ToUpper(v.Text), "TODO") || strings.Contains(v.Text, "REPLACE"):
+			hint = ": replace the placeholder with a real value"
+		}
+	case jsonArray:
+		got = "a list"
+	case jsonObject:
+		got = "a mapping"
+	default:
+		got = v.Describe()
+	}
+	if hint == "" {
+		switch {
+		case t.Kind() == schema.List && jk != jsonObject:
+			hint = ": write it as a list ([" + shortValue(n) + "])"
+		case t.Kind() == schema.Int && jk == jsonFloat:
+			hint = ": use a whole number"
+		}
+	}
+	path := w.path.String()
+	w.p.Report(n, path, nil, "%s takes %s, not %s; the API server rejects the object%s",
+		fieldName(path), want, got, hint)
+}
+
+func describeValue(jk jsonKind, v yaml11.Value) string {
+	if jk == jsonString {
+		return "the string " + shortQuote(v.Text)
+	}
+	return v.Describe()
+}
+
+// validTime accepts what metav1.Time (RFC 3339) and metav1.MicroTime
+// (RFC 3339 with microseconds) decode; the field table does not tell the
+// two apart.
+func validTime(s string) bool {
+	if _, err := time.Parse(time.RFC3339, s); err == nil {
+		return true
+	}
+	_, err := time.Parse("2006-01-02T15:04:05.000000Z07:00", s)
+	return err == nil
+}
+
+// validQuantity mirrors resource.ParseQuantity (k8s.io/apimachinery), as
+// Quantity.UnmarshalJSON calls it on the trimmed text of a string or a
+// number; the tests hold it to the real function.
+func validQuantity(str string) bool {
+	str = strings.TrimSpace(str)
+	switch str {
+	case "":
+		return false
+	case "0":
+		return true
+	}
+	digit := func(c byte) bool { return '0' <= c && c <= '9' }
+	pos, end := 0, len(str)
+	if str[0] == '-' || str[0] == '+' {
+		pos++
+	}
+	for pos < end && str[pos] == '0' {
+		pos++
+	}
+	if pos == end {
+		return true // only zeros
+	}
+	numStart := pos
+	for pos < end && digit(str[pos]) {
+		pos++
+	}
+	if pos == end {
+		return true
+	}
+	num, denom := str[numStart:pos], ""
+	if str[pos] == '.' {
+		pos++
+		start := pos
+		for pos < end && digit(str[pos]) {
+			pos++
+		}
+		if pos == end {
+			return true
+		}
+		denom = str[start:pos]
+	}
+	hasDigit := strings.ContainsAny(str[:pos], "0123456789")
+	suffixStart := pos
+	for pos < end && strings.IndexByte("eEinumkKMGTP", str[pos]) >= 0 {
+		pos++
+	}
+	if pos < end {
+		if str[pos] == '-' || str[pos] == '+' {
+			pos++
+		}
+		for pos < end && digit(str[pos]) {
+			pos++
+		}
+		if pos < end {
+			return false
+		}
+	}
+	suffix := str[suffixStart:]
+	var exponent int64
+	binary := false
+	switch suffix {
+	case "", "k", "M", "G", "T", "P", "E":
+		exponent = int64(3 * strings.Index("kMGTPE", suffix)) // "" is 0
+		if suffix != "" {
+			exponent += 3
+		}
+	case "n":
+		exponent = -9
+	case "u":
+		exponent = -6
+	case "m":
+		exponent = -3
+	case "Ki", "Mi", "Gi", "Ti", "Pi", "Ei":
+		binary, exponent = true, int64(10*(1+strings.Index("KMGTPE", suffix[:1])))
+	default:
+		if len(suffix) < 2 || suffix[0] != 'e' && suffix[0] != 'E' {
+			return false
+		}
+		e, err := strconv.ParseInt(suffix[1:], 10, 64)
+		if err != nil {
+			return false
+		}
+		exponent = int64(int32(e))
+	}
+	if hasDigit {
+		return true
+	}
+	// Without a digit the number is 0; it is only accepted on the fast
+	// path that never parses the numeric text.
+	if len(num) == 0 {
+		num = "0"
+	}
+	if binary {
+		return len(denom) == 0 && 15-int64(len(num))-int64(float32(exponent)*3/10)-1 >= 0
+	}
+	return exponent-int64(len(denom)) >= -9
+}
+
+func shortValue(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode && len(n.Value) <= 40 && !strings.ContainsAny(n.Value, "\n,[]{}") {
+		if n.Style == 0 {
+			return n.Value
+		}
+		return strconv.Quote(n.Value)
+	}
+	return "..."
+}
+
+// base64 checks a []byte field given a string, as encoding/json does:
+// standard base64 with padding; line breaks are ignored.
+func (w *typeWalker) base64(n *yaml.Node) {
+	_, v := jsonValue(n)
+	s := v.Text
+	_, err := base64.StdEncoding.DecodeString(s)
+	if err == nil {
+		return
+	}
+	path := w.path.String()
+	where := ""
+	if ce, ok := err.(base64.CorruptInputError); ok {
+		where = " (bad input at byte " + strconv.FormatInt(int64(ce), 10) + ")"
+	}
+	hint := "encode it (base64 -w0)"
+	if w.p.Object.Kind == "Secret" && strings.HasPrefix(path, "data") {
+		hint += ", or move the entry to stringData, which takes plain text"
+	}
+	w.p.Report(n, path, nil, "%s takes base64-encoded bytes, and %s is not valid base64%s; the API server rejects the object: %s",
+		fieldName(path), shortQuote(s), where, hint)
+}
+
+func shortQuote(s string) string {
+	if len(s) > 40 {
+		return strconv.Quote(s[:37]) + "..."
+	}
+	return strconv.Quote(s)
+}
+
+func fieldName(path string) string {
+	if path == "" {
+		return "the object"
+	}
+	return path
+}
+
+// describeType names a field type for messages.
+func describeType(t schema.Type) string {
+	switch t.Kind() {
+	case schema.String:
+		return "a string"
+	case schema.Bytes:
+		return "base64-encoded bytes (a string)"
+	case schema.Bool:
+		return "a boolean (true or false)"
+	case schema.Int:
+		return "an integer"
+	case schema.Number:
+		return "a number"
+	case schema.IntOrString:
+		return "an integer or a string"
+	case schema.Quantity:
+		return "a quantity (a number, or a string such as 500m or 1.5Gi)"
+	case schema.Time:
+		return "a timestamp (an RFC 3339 string)"
+	case schema.Struct:
+		name := t.Name()
+		if i := strings.LastIndexByte(name, '.'); i >= 0 {
+			name = name[i+1:]
+		}
+		return "a mapping (" + name + ")"
+	case schema.List:
+		return "a list"
+	case schema.Map:
+		return "a mapping"
+	}
+	return t.Kind().String()
+}
+
+// isMergeKey recognises YAML's merge key `<<`, which kubectl's YAML 1.1
+// decoder expands.
+func isMergeKey(k *yaml.Node) bool {
+	return k.Kind == yaml.ScalarNode && (k.Tag == "!!merge" || k.Value == "<<" && k.Style == 0)
+}
+
+// jsonKey is the text a mapping key has once kubectl has read it (YAML
+// 1.1) and turned it into a JSON object key: on becomes "true", 0x1F "31".
+func jsonKey(k *yaml.Node) string {
+	if jk, v := jsonValue(k); jk != jsonString && jk != jsonUnknown && jk != jsonArray && jk != jsonObject {
+		return v.Text
+	}
+	return k.Value
+}

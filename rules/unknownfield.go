@@ -1,0 +1,265 @@
+package rules
+
+import (
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/schema"
+)
+
+var unknownField = Register(&Rule{
+	ID:       "unknown-field",
+	Severity: Error,
+	Summary:  "A built-in kind has no field of this name",
+	Doc: `kubectl validates fields strictly (` + "`--validate=strict`" + `, the default): a field the
+object's type does not have makes the API server reject the whole object ("strict
+decoding error: unknown field"). With validation off, the field is silently dropped,
+so the setting in git never takes effect. Field names are case-sensitive.
+
+shipshape knows every field of every built-in kind from the Kubernetes API types
+(k8s.io/api v0.37) and names the closest valid field. Objects of older API versions
+(` + "`extensions/v1beta1`" + `, ` + "`apps/v1beta2`" + `, ...) are checked against their own types; fields
+Kubernetes has since removed say when. Custom resources are not checked (their schema
+is not known to shipshape), nor are the keys of free-form maps such as labels. A
+field that a more specific rule reports (a DaemonSet's ` + "`replicas`" + ` or ` + "`strategy`" + `) is
+reported once, by that rule. Strategic-merge directives (` + "`$patch`" + `, ...) in
+kustomize patches are not fields.`,
+	Bad: `apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  containers:
+    - name: web
+      image: nginx:1.27
+      imagePullpolicy: Always
+      resource:
+        limits: {memory: 128Mi}
+`,
+	Good: `apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  containers:
+    - name: web
+      image: nginx:1.27
+      imagePullPolicy: Always
+      resources:
+        limits: {memory: 128Mi}
+`,
+	ValueLevel: true,
+	Check:      checkUnknownFields,
+})
+
+// removedFields are fields older Kubernetes versions had: an old manifest
+// may still carry them, and the message says why they are unknown now.
+var removedFields = map[string]string{
+	"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta.clusterName":  "removed in Kubernetes 1.25",
+	"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta.initializers": "removed in Kubernetes 1.14",
+	"io.k8s.api.core.v1.ServiceSpec.topologyKeys":                  "removed in Kubernetes 1.22",
+}
+
+// specificRuleFields are reported by a more specific rule: the DaemonSet
+// rules name the DaemonSet equivalent and fix them.
+var specificRuleFields = map[string]bool{
+	"replicas": true, "strategy": true, "paused": true, "progressDeadlineSeconds": true,
+}
+
+type fieldWalker struct {
+	p    *Pass
+	path fieldPath
+	// viaMap is set below a free-form map, where kubectl explain has no path.
+	viaMap int
+}
+
+func checkUnknownFields(p *Pass) {
+	obj := p.Object
+	t, ok := schema.ForObject(obj.APIVersion, obj.Kind)
+	if !ok {
+		return
+	}
+	w := &fieldWalker{p: p, path: make(fieldPath, 0, 16)}
+	w.walk(obj.Node, t)
+}
+
+// walk follows the nodes of n that are of a known type. Aliases are never
+// followed: what they name is checked where it is defined.
+func (w *fieldWalker) walk(n *yaml.Node, t schema.Type) {
+	switch t.Kind() {
+	case schema.Struct:
+		if n.Kind != yaml.MappingNode {
+			return
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode || isMergeKey(k) {
+				continue
+			}
+			name := jsonKey(k)
+			ft, ok := t.Field(name)
+			if !ok {
+				w.unknown(k, t, name)
+				continue
+			}
+			depth := len(w.path)
+			w.path = w.path.key(name)
+			w.walk(n.Content[i+1], ft)
+			w.path = w.path[:depth]
+		}
+	case schema.List:
+		if n.Kind != yaml.SequenceNode {
+			return
+		}
+		elem := t.Elem()
+		for i, c := range n.Content {
+			depth := len(w.path)
+			w.path = w.path.index(i)
+			w.walk(c, elem)
+			w.path = w.path[:depth]
+		}
+	case schema.Map:
+		if n.Kind != yaml.MappingNode {
+			return
+		}
+		elem := t.Elem()
+		if elem.Kind() != schema.Struct && elem.Kind() != schema.List && elem.Kind() != schema.Map {
+			return
+		}
+		w.viaMap++
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if isMergeKey(n.Content[i]) {
+				continue
+			}
+			depth := len(w.path)
+			w.path = w.path.key(n.Content[i].Value)
+			w.walk(n.Content[i+1], elem)
+			w.path = w.path[:depth]
+		}
+		w.viaMap--
+	}
+}
+
+func (w *fieldWalker) unknown(k *yaml.Node, t schema.Type, name string) {
+	obj := w.p.Object
+	if strings.HasPrefix(name, "$") && obj.Partial {
+		return // a strategic-merge directive ($patch, $setElementOrder/...)
+	}
+	if len(w.path) == 1 && w.path[0].key == "spec" && isDaemonSet(obj) && specificRuleFields[name] {
+		return // daemonset-replicas and daemonset-deployment-field report it
+	}
+	where := w.path.String()
+	full := w.path.key(name).String()
+	if where == "" {
+		where = obj.Kind
+	} else {
+		where = obj.Kind + " " + where
+	}
+	why := "kubectl's strict validation rejects it"
+	removed, isRemoved := removedFields[t.Name()+"."+name]
+	if isRemoved {
+		why = removed + "; " + why
+	}
+	msg := "unknown field " + strconv.Quote(name)
+	if name != k.Value {
+		msg += " (the key " + k.Value + ", as kubectl reads it: YAML 1.1)"
+	}
+	msg += " in " + where + " (" + why + ")"
+	fields := t.FieldNames()
+	switch s, ok := closestField(name, fields); {
+	case isRemoved:
+		msg += ": remove it"
+	case ok:
+		msg += ": did you mean " + strconv.Quote(s) + "?"
+	case len(fields) <= 16:
+		msg += ": the fields are " + strings.Join(fields, ", ")
+	case w.viaMap == 0:
+		msg += ": see kubectl explain " + w.explainPath()
+	}
+	w.p.Report(k, full, nil, "%s", msg)
+}
+
+// explainPath is the kubectl explain argument for the current struct.
+func (w *fieldWalker) explainPath() string {
+	b := strings.ToLower(w.p.Object.Kind)
+	for _, s := range w.path {
+		if s.index < 0 {
+			b += "." + s.key
+		}
+	}
+	return b
+}
+
+// closestField returns the valid field nearest to name: one that differs
+// only in case, or within a small edit distance (a transposition counts
+// as one edit), the nearest first, ties broken by case-sensitive distance.
+func closestField(name string, fields []string) (string, bool) {
+	lname := strings.ToLower(name)
+	limit := 1 + len(name)/5
+	if limit > 3 {
+		limit = 3
+	}
+	best, bestD, bestCase := "", limit+1, 0
+	// A name cut short (initialDelay for initialDelaySeconds) is closest to
+	// the shortest field it begins.
+	if len(name) >= 4 {
+		for _, f := range fields {
+			if len(f) > len(name) && strings.HasPrefix(strings.ToLower(f), lname) && (best == "" || len(f) < len(best)) {
+				best = f
+			}
+		}
+		if best != "" {
+			for _, f := range fields {
+				if strings.EqualFold(f, name) {
+					return f, true
+				}
+			}
+			return best, true
+		}
+	}
+	for _, f := range fields {
+		d := editDistance(lname, strings.ToLower(f))
+		if d > limit || d > bestD {
+			continue
+		}
+		c := editDistance(name, f)
+		if d < bestD || c < bestCase {
+			best, bestD, bestCase = f, d, c
+		}
+	}
+	return best, best != ""
+}
+
+// editDistance is the optimal string alignment distance: insertions,
+// deletions, substitutions and transpositions of adjacent bytes.
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		if a == b {
+			return 0
+		}
+		return 1 << 20 // not worth comparing
+	}
+	var rows [3][65]int
+	prev2, prev, cur := &rows[0], &rows[1], &rows[2]
+	for j := 0; j <= len(b); j++ {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			v := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				v = min(v, prev2[j-2]+1)
+			}
+			cur[j] = v
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}
