@@ -370,7 +370,10 @@ func FuzzSelector(f *testing.F) {
 				t.Fatalf("%q: the API server accepts it, but %s: %s", data, p.Path, p.Message)
 			}
 		}
-		if len(problems) == 0 {
+		// A bare `!` tag makes v2 read `! Y` as the string "Y" where
+		// yaml.v3 keeps a plain Y (a known, documented limit): the two
+		// sides then read different labels, so there is nothing to compare.
+		if len(problems) == 0 && !nonSpecificTag.Match(data) {
 			compare(t, string(data), s, api)
 		}
 	})
