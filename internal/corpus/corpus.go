@@ -3,12 +3,12 @@
 package corpus
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
+
+	"github.com/shipshape-dev/shipshape/internal/manifest"
 )
 
 // File is one corpus file, read into memory.
@@ -38,35 +38,23 @@ func Dir(tb testing.TB) string {
 	return abs
 }
 
-// Files reads every *.yaml and *.yml file of the corpus in walk order
-// (hidden directories skipped, as shipshape does).
+// Files reads every *.yaml and *.yml file of the corpus in walk order,
+// found the way shipshape finds them (manifest.Collect).
 func Files(tb testing.TB) []File {
 	tb.Helper()
 	dir := Dir(tb)
-	var out []File
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	inputs, errs := manifest.Collect([]string{dir})
+	if len(errs) > 0 {
+		tb.Fatal(errs[0])
+	}
+	out := make([]File, 0, len(inputs))
+	for _, in := range inputs {
+		data, err := os.ReadFile(in.Path)
 		if err != nil {
-			return err
+			tb.Fatal(err)
 		}
-		if d.IsDir() {
-			if p != dir && strings.HasPrefix(d.Name(), ".") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if ext := strings.ToLower(filepath.Ext(p)); ext != ".yaml" && ext != ".yml" {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
+		rel, _ := filepath.Rel(dir, in.Path)
 		out = append(out, File{Path: rel, Data: data})
-		return nil
-	})
-	if err != nil {
-		tb.Fatal(err)
 	}
 	return out
 }

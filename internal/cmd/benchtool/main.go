@@ -31,7 +31,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,6 +42,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/manifest"
 )
 
 func main() {
@@ -195,24 +196,16 @@ func resourceList(args []string) error {
 		index int
 	}
 	var all []item
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	inputs, errs := manifest.Collect([]string{root})
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	for _, in := range inputs {
+		data, err := os.ReadFile(in.Path)
 		if err != nil {
 			return err
 		}
-		if d.IsDir() {
-			if p != root && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if ext := strings.ToLower(filepath.Ext(p)); ext != ".yaml" && ext != ".yml" {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
+		rel, _ := filepath.Rel(root, in.Path)
 		dec := yaml.NewDecoder(bytes.NewReader(data))
 		for i := 0; ; i++ {
 			var doc yaml.Node
@@ -229,10 +222,6 @@ func resourceList(args []string) error {
 			}
 			all = append(all, item{m, rel, i})
 		}
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	if len(all) == 0 {
 		return fmt.Errorf("no objects under %s", root)
