@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -184,4 +185,99 @@ spec:
 	if fmt.Sprint(len(lwsPodLabels(only))) != "2" {
 		t.Error("want leader and worker label sets")
 	}
+}
+
+// observeAll feeds the objects of src to a new lws-recreate-order aggregate.
+func observeAll(t *testing.T, src string) (*orderAgg, []*manifest.Object) {
+	t.Helper()
+	f := manifest.Parse("test.yaml", []byte(src), manifest.Context{})
+	if len(f.Errors) > 0 {
+		t.Fatalf("fixture does not parse: %v", f.Errors)
+	}
+	a := newOrderAgg(false)
+	for _, obj := range f.Objects {
+		a.Observe(NewPass(lwsRecreateOrder, obj, nil))
+	}
+	return a, f.Objects
+}
+
+// TestFollowerIndex checks the index against trying every Service and HPA
+// on every LWS, the way it was done before there was one.
+func TestFollowerIndex(t *testing.T) {
+	src := `apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {name: vllm}
+spec:
+  leaderWorkerTemplate:
+    leaderTemplate:
+      metadata: {labels: {role: leader, app: vllm}}
+    workerTemplate:
+      metadata: {labels: {role: worker, app: vllm}}
+---
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {name: other, namespace: ml}
+spec:
+  leaderWorkerTemplate:
+    workerTemplate:
+      metadata: {labels: {app: vllm}}
+`
+	for i, sel := range []string{
+		"{leaderworkerset.sigs.k8s.io/name: vllm}",
+		"{app: vllm}",
+		"{app: vllm, role: leader}",
+		"{role: worker, leaderworkerset.sigs.k8s.io/worker-index: '1'}",
+		"{leaderworkerset.sigs.k8s.io/worker-index: '0'}", // per-pod labels only
+		"{leaderworkerset.sigs.k8s.io/group-index: '3'}",  // per-pod labels only
+		"{leaderworkerset.sigs.k8s.io/group-index: '3', app: vllm}",
+		"{app: vllm, tier: gpu}",
+		"{leaderworkerset.sigs.k8s.io/name: other}",
+	} {
+		for _, ns := range []string{"", "ml"} {
+			src += fmt.Sprintf("---\napiVersion: v1\nkind: Service\nmetadata: {name: s%d, namespace: %q}\nspec:\n  selector: %s\n", i, ns, sel)
+		}
+	}
+	for _, target := range []string{"vllm", "other", "vllm"} {
+		src += "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h, namespace: ml}\nspec:\n  scaleTargetRef: {apiVersion: leaderworkerset.x-k8s.io/v1, kind: LeaderWorkerSet, name: " + target + "}\n"
+	}
+	a, _ := observeAll(t, src)
+	a.sortByPosition()
+	x := newFollowerIndex(a.services, a.hpas)
+	for _, e := range a.lws {
+		var want []*orderMember
+		for _, s := range a.services {
+			if s.at.Resource.EffectiveNamespace() == e.ns && selectsLWSPods(s.sel, e.pods) {
+				want = append(want, &s.orderMember)
+			}
+		}
+		for _, h := range a.hpas {
+			if h.at.Resource.EffectiveNamespace() == e.ns && h.target == e.at.Resource.Name {
+				want = append(want, &h.orderMember)
+			}
+		}
+		got := x.of(e)
+		if fmt.Sprint(got) != fmt.Sprint(want) || len(want) == 0 {
+			t.Errorf("%s: followers\n got %v\nwant %v", lwsKey(e), lines(got), lines(want))
+		}
+	}
+}
+
+func lines(ms []*orderMember) []int {
+	var out []int
+	for _, m := range ms {
+		out = append(out, m.at.Line)
+	}
+	return out
+}
+
+// TestOrderEditRoot: while the object's tree is held (as fn holds its
+// items), the edits' Parent leads to the object's own metadata node.
+func TestOrderEditRoot(t *testing.T) {
+	a, objs := observeAll(t, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n")
+	root := a.deps[depKey{"ConfigMap", "default", "cfg"}][0].editRoot()
+	key, meta := manifest.MapEntry(objs[0].Node, "metadata")
+	if root == nil || len(root.Content) != 2 || root.Content[0] != key || root.Content[1] != meta {
+		t.Fatalf("edit root %v does not hold the object's metadata entry", root)
+	}
+	runtime.KeepAlive(objs)
 }

@@ -6,19 +6,24 @@ package rules
 // objects that lack ordering annotations, with fixes, and lws-ordering the
 // notes (dependencies not in the input, no engine found, Flux).
 //
-// Memory stays small: per object only its identity, its annotations, the
-// position to report at, and its metadata node; the rest of the tree is not
-// kept. Each finding is about one object and its fix holds only SetEntry
-// edits of metadata.annotations whose Parent stands in for that object's
-// root: a mapping holding just the object's own metadata key and node. `fn`
-// applies the edits to those shared nodes (ApplyNodes), so they land in the
-// item; `fix` finds the object again by file, document and resource in a
-// second pass (internal/fixer/plan.go) and moves the edits onto it.
+// Memory stays small: per object only its identity, its annotations and
+// the position to report at, and no node: the tree is held weakly, for the
+// fixes (see editRoot). Each finding is about one object and its fix holds
+// only SetEntry edits of metadata.annotations whose Parent stands in for
+// that object's root: a mapping holding just the object's own metadata key
+// and node. `fn` applies the edits to those shared nodes (ApplyNodes, or
+// ApplyBytes by their positions), so they land in the item; `fix` finds the
+// object again by file, document and resource in a second pass
+// (internal/fixer/plan.go) and moves the edits onto it.
+//
+// Finish is linear in the objects kept, not in LWSs times Services: Argo
+// CD's followers are found through an index (followerIndex).
 
 import (
 	"fmt"
 	"sort"
 	"strings"
+	"weak"
 
 	"go.yaml.in/yaml/v3"
 
@@ -211,7 +216,7 @@ type orderAgg struct {
 	engine   string
 	lws      []*lwsEntry
 	deps     map[depKey][]*orderMember
-	services []*svcEntry
+	services []*svcEntry // Argo CD's followers: kept only when it may be the engine
 	hpas     []*hpaEntry
 	evidence map[string]evidence // engine -> first object carrying its annotations
 }
@@ -226,14 +231,24 @@ func (a *orderAgg) Configure(cfg *config.Config) {
 	}
 }
 
+// keepsFollowers reports whether Services and HPAs can matter: only Argo CD
+// orders them, and only the changes report on them.
+func (a *orderAgg) keepsFollowers() bool {
+	return !a.notes && (a.engine == transformers.EngineAuto || a.engine == transformers.EngineArgoCD)
+}
+
 type depKey struct{ kind, ns, name string }
 
 // orderMember is the summary of one object the ordering may annotate.
 type orderMember struct {
-	obj        transformers.OrderObject
-	root       *yaml.Node // stand-in root holding the object's metadata: the edits' Parent
-	at         Finding    // at the object's name, message and fix unset
-	suppressed bool
+	at          Finding           // at the object's name, message and fix unset; its Resource names the object
+	annotations map[string]string // nil when none
+	suppressed  bool
+	// root is the object's root node, held weakly: see editRoot.
+	root weak.Pointer[yaml.Node]
+	// obj is what the planner sees, made when a plan includes the object,
+	// once, so that every set it is in holds the same pointer.
+	obj *transformers.OrderObject
 }
 
 type lwsEntry struct {
@@ -246,13 +261,13 @@ type lwsEntry struct {
 
 type svcEntry struct {
 	orderMember
-	ns  string
-	sel map[string]string
+	sel  map[string]string
+	rank int // index among the Services sorted by position
 }
 
 type hpaEntry struct {
 	orderMember
-	ns, target string
+	target string
 }
 
 type evidence struct {
@@ -266,42 +281,22 @@ func (e evidence) before(o evidence) bool {
 }
 
 func (a *orderAgg) Observe(p *Pass) {
-	obj := p.Object
-	metaKey, meta := manifest.MapEntry(obj.Node, "metadata")
-	annNode := manifest.MapGet(meta, "annotations")
-	if annNode != nil && annNode.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(annNode.Content); i += 2 {
-			k := annNode.Content[i]
-			if e := transformers.EngineOf(k.Value); e != "" {
-				ev := evidence{obj.File, k.Line, k.Value}
-				if old, ok := a.evidence[e]; !ok || ev.before(old) {
-					a.evidence[e] = ev
-				}
-			}
-		}
+	if a.engine == transformers.EngineNone {
+		return // Finish reports nothing
 	}
+	obj := p.Object
+	meta := manifest.MapGet(obj.Node, "metadata")
+	annNode := manifest.MapGet(meta, "annotations")
+	a.noteEvidence(obj.File, annNode)
 	if obj.Name == "" || meta == nil || meta.Kind != yaml.MappingNode {
 		return
-	}
-	ann := selector.Labels(annNode)
-	if ann == nil {
-		ann = map[string]string{}
-	}
-	m := orderMember{
-		obj: transformers.OrderObject{
-			Ref:         transformers.OrderRef{Group: obj.Group(), Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name},
-			Annotations: ann,
-		},
-		root:       &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{metaKey, meta}},
-		at:         p.Finding(nameNode(obj), "metadata.annotations", nil, ""),
-		suppressed: p.Suppressed(),
 	}
 	ns := obj.EffectiveNamespace()
 	switch {
 	case isLWS(obj):
 		owners := manifest.MapGet(meta, "ownerReferences")
 		a.lws = append(a.lws, &lwsEntry{
-			orderMember: m,
+			orderMember: newOrderMember(p, annNode),
 			ns:          ns,
 			deps:        lwsDeps(obj),
 			pods:        lwsPodLabels(obj),
@@ -309,29 +304,107 @@ func (a *orderAgg) Observe(p *Pass) {
 		})
 	case obj.APIVersion == "v1" && (obj.Kind == "ConfigMap" || obj.Kind == "Secret" || obj.Kind == "ServiceAccount" || obj.Kind == "PersistentVolumeClaim"):
 		k := depKey{obj.Kind, ns, obj.Name}
+		m := newOrderMember(p, annNode)
 		a.deps[k] = append(a.deps[k], &m)
-	case obj.APIVersion == "v1" && obj.Kind == "Service":
-		spec := manifest.MapGet(obj.Node, "spec")
-		if manifest.ScalarValue(manifest.MapGet(spec, "type")) == "ExternalName" {
-			return
+	case obj.APIVersion == "v1" && obj.Kind == "Service" && a.keepsFollowers():
+		if sel := serviceSelector(obj); len(sel) > 0 {
+			a.services = append(a.services, &svcEntry{orderMember: newOrderMember(p, annNode), sel: sel})
 		}
-		sel := selector.Labels(manifest.MapGet(spec, "selector"))
-		if len(sel) == 0 {
-			return // selects nothing (kustomize's labels alone select no LWS pod)
+	case obj.Kind == "HorizontalPodAutoscaler" && obj.Group() == "autoscaling" && a.keepsFollowers():
+		if target, ok := scaledLWS(obj); ok {
+			a.hpas = append(a.hpas, &hpaEntry{newOrderMember(p, annNode), target})
 		}
-		for k, v := range obj.SelectorLabels {
-			sel[k] = v
-		}
-		a.services = append(a.services, &svcEntry{m, ns, sel})
-	case obj.Kind == "HorizontalPodAutoscaler" && obj.Group() == "autoscaling":
-		ref := manifest.Path(obj.Node, "spec", "scaleTargetRef")
-		av := manifest.ScalarValue(manifest.MapGet(ref, "apiVersion"))
-		if manifest.ScalarValue(manifest.MapGet(ref, "kind")) != "LeaderWorkerSet" ||
-			av != "" && !strings.HasPrefix(av, "leaderworkerset.x-k8s.io/") {
-			return
-		}
-		a.hpas = append(a.hpas, &hpaEntry{m, ns, manifest.ScalarValue(manifest.MapGet(ref, "name"))})
 	}
+}
+
+// noteEvidence records the annotation keys that show which engine applies
+// the input, for lws.engine auto.
+func (a *orderAgg) noteEvidence(file string, annNode *yaml.Node) {
+	if annNode == nil || annNode.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(annNode.Content); i += 2 {
+		k := annNode.Content[i]
+		if e := transformers.EngineOf(k.Value); e != "" {
+			ev := evidence{file, k.Line, k.Value}
+			if old, ok := a.evidence[e]; !ok || ev.before(old) {
+				a.evidence[e] = ev
+			}
+		}
+	}
+}
+
+func newOrderMember(p *Pass, annNode *yaml.Node) orderMember {
+	ann := selector.Labels(annNode)
+	if len(ann) == 0 {
+		ann = nil // most objects have none; the planner only reads them
+	}
+	return orderMember{
+		at:          p.Finding(nameNode(p.Object), "metadata.annotations", nil, ""),
+		annotations: ann,
+		suppressed:  p.Suppressed(),
+		root:        weak.Make(p.Object.Node),
+	}
+}
+
+// serviceSelector returns the labels a Service selects pods by, those of
+// the kustomization included; none for an ExternalName Service or a
+// Service without a selector (kustomize's labels alone select no LWS pod).
+func serviceSelector(obj *manifest.Object) map[string]string {
+	spec := manifest.MapGet(obj.Node, "spec")
+	if manifest.ScalarValue(manifest.MapGet(spec, "type")) == "ExternalName" {
+		return nil
+	}
+	sel := selector.Labels(manifest.MapGet(spec, "selector"))
+	if len(sel) == 0 {
+		return nil
+	}
+	for k, v := range obj.SelectorLabels {
+		sel[k] = v
+	}
+	return sel
+}
+
+// scaledLWS returns the name of the LeaderWorkerSet an HPA scales.
+func scaledLWS(obj *manifest.Object) (string, bool) {
+	ref := manifest.Path(obj.Node, "spec", "scaleTargetRef")
+	av := manifest.ScalarValue(manifest.MapGet(ref, "apiVersion"))
+	if manifest.ScalarValue(manifest.MapGet(ref, "kind")) != "LeaderWorkerSet" ||
+		av != "" && !strings.HasPrefix(av, "leaderworkerset.x-k8s.io/") {
+		return "", false
+	}
+	return manifest.ScalarValue(manifest.MapGet(ref, "name")), true
+}
+
+// object returns what the planner knows of m.
+func (m *orderMember) object() *transformers.OrderObject {
+	if m.obj == nil {
+		r := m.at.Resource
+		m.obj = &transformers.OrderObject{
+			Ref:         transformers.OrderRef{Group: r.Group(), Kind: r.Kind, Namespace: r.Namespace, Name: r.Name},
+			Annotations: m.annotations,
+		}
+	}
+	return m.obj
+}
+
+// editRoot returns the Parent of m's edits: a stand-in for the object's
+// root that holds only its metadata entry, or nil once nobody holds the
+// object's tree.
+//
+// `fn` applies the edits to its items (ApplyNodes, or ApplyBytes by the
+// nodes' positions), so there the edits must reach the object's own
+// metadata node; it holds the items, so the weak pointer still leads to
+// them. lint and fix drop each file's tree once it is linted and fix finds
+// the object again by file, document and resource (internal/fixer/plan.go),
+// so keeping every candidate's metadata alive until Finish would only cost
+// memory (a third of the peak on large inputs).
+func (m *orderMember) editRoot() *yaml.Node {
+	key, meta := manifest.MapEntry(m.root.Value(), "metadata")
+	if meta == nil {
+		return nil
+	}
+	return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{key, meta}}
 }
 
 // position orders summaries the same way whatever order files were read in.
@@ -346,6 +419,20 @@ func position(a, b Finding) bool {
 		return a.Line < b.Line
 	}
 	return a.Column < b.Column
+}
+
+// sortByPosition puts every list of summaries in file order, so that the
+// plan does not depend on the order files were read in.
+func (a *orderAgg) sortByPosition() {
+	sort.SliceStable(a.lws, func(i, j int) bool { return position(a.lws[i].at, a.lws[j].at) })
+	sort.SliceStable(a.services, func(i, j int) bool { return position(a.services[i].at, a.services[j].at) })
+	for i, s := range a.services {
+		s.rank = i
+	}
+	sort.SliceStable(a.hpas, func(i, j int) bool { return position(a.hpas[i].at, a.hpas[j].at) })
+	for _, ms := range a.deps {
+		sort.SliceStable(ms, func(i, j int) bool { return position(ms[i].at, ms[j].at) })
+	}
 }
 
 // resolve returns the engine to use ("" when auto found none or several)
@@ -386,44 +473,7 @@ func (a *orderAgg) Finish(report func(Finding)) {
 	if engine == transformers.EngineNone {
 		return
 	}
-	sort.SliceStable(a.lws, func(i, j int) bool { return position(a.lws[i].at, a.lws[j].at) })
-	sort.SliceStable(a.services, func(i, j int) bool { return position(a.services[i].at, a.services[j].at) })
-	sort.SliceStable(a.hpas, func(i, j int) bool { return position(a.hpas[i].at, a.hpas[j].at) })
-	members := map[*transformers.OrderObject]*orderMember{}
-	var sets []lwsSet
-	for _, e := range a.lws {
-		if e.owned || e.suppressed {
-			continue
-		}
-		s := lwsSet{e: e, set: transformers.OrderSet{LWS: &e.obj}}
-		members[&e.obj] = &e.orderMember
-		for _, d := range e.deps {
-			found := a.deps[depKey{d.kind, e.ns, d.name}]
-			if len(found) == 0 {
-				s.missing = append(s.missing, d)
-			}
-			sort.SliceStable(found, func(i, j int) bool { return position(found[i].at, found[j].at) })
-			for _, m := range found {
-				s.set.Deps = append(s.set.Deps, &m.obj)
-				members[&m.obj] = m
-			}
-		}
-		if engine == transformers.EngineArgoCD {
-			for _, svc := range a.services {
-				if svc.ns == e.ns && selectsLWSPods(svc.sel, e.pods) {
-					s.set.Followers = append(s.set.Followers, &svc.obj)
-					members[&svc.obj] = &svc.orderMember
-				}
-			}
-			for _, h := range a.hpas {
-				if h.ns == e.ns && h.target == e.obj.Ref.Name {
-					s.set.Followers = append(s.set.Followers, &h.obj)
-					members[&h.obj] = &h.orderMember
-				}
-			}
-		}
-		sets = append(sets, s)
-	}
+	sets, members := a.sets(engine)
 	var out []Finding
 	if a.notes {
 		out = a.notesFor(engine, problem, sets)
@@ -434,6 +484,122 @@ func (a *orderAgg) Finish(report func(Finding)) {
 	for _, f := range out {
 		report(f)
 	}
+}
+
+// sets returns the LWSs to order, by position, each with its dependencies
+// in the input and (Argo CD) the Services and HPAs that follow it; members
+// leads from what the planner sees back to the summaries.
+func (a *orderAgg) sets(engine string) ([]lwsSet, map[*transformers.OrderObject]*orderMember) {
+	a.sortByPosition()
+	var followers *followerIndex
+	if engine == transformers.EngineArgoCD {
+		followers = newFollowerIndex(a.services, a.hpas)
+	}
+	members := map[*transformers.OrderObject]*orderMember{}
+	include := func(m *orderMember) *transformers.OrderObject {
+		o := m.object()
+		members[o] = m
+		return o
+	}
+	var sets []lwsSet
+	for _, e := range a.lws {
+		if e.owned || e.suppressed {
+			continue
+		}
+		s := lwsSet{e: e, set: transformers.OrderSet{LWS: include(&e.orderMember)}}
+		for _, d := range e.deps {
+			found := a.deps[depKey{d.kind, e.ns, d.name}]
+			if len(found) == 0 {
+				s.missing = append(s.missing, d)
+			}
+			for _, m := range found {
+				s.set.Deps = append(s.set.Deps, include(m))
+			}
+		}
+		if followers != nil {
+			for _, m := range followers.of(e) {
+				s.set.Followers = append(s.set.Followers, include(m))
+			}
+		}
+		sets = append(sets, s)
+	}
+	return sets, members
+}
+
+// followerIndex finds the Services that select an LWS's pods and the HPAs
+// that scale it without trying every Service on every LWS. A Service
+// selects an LWS's pods only when they carry, with its value, each label of
+// its selector that the controller does not vary per pod; it is filed under
+// one such label, and an LWS looks up only the labels its pods carry.
+type followerIndex struct {
+	byFixedLabel map[nsLabel][]*svcEntry
+	perPodOnly   map[string][]*svcEntry // by namespace: selectors of per-pod labels only
+	hpas         map[nsName][]*hpaEntry // by namespace and scaled LWS
+}
+
+type nsLabel struct{ ns, key, value string }
+
+// newFollowerIndex files services and hpas, each sorted by position.
+func newFollowerIndex(services []*svcEntry, hpas []*hpaEntry) *followerIndex {
+	x := &followerIndex{byFixedLabel: map[nsLabel][]*svcEntry{}, perPodOnly: map[string][]*svcEntry{}, hpas: map[nsName][]*hpaEntry{}}
+	for _, s := range services {
+		ns := s.at.Resource.EffectiveNamespace()
+		if k, ok := fixedLabel(s.sel); ok {
+			l := nsLabel{ns, k, s.sel[k]}
+			x.byFixedLabel[l] = append(x.byFixedLabel[l], s)
+		} else {
+			x.perPodOnly[ns] = append(x.perPodOnly[ns], s)
+		}
+	}
+	for _, h := range hpas {
+		k := nsName{h.at.Resource.EffectiveNamespace(), h.target}
+		x.hpas[k] = append(x.hpas[k], h)
+	}
+	return x
+}
+
+// fixedLabel returns a key of sel that every pod it selects carries with
+// sel's value (see selectsLWSPods): one the LWS controller does not vary
+// per pod. The LWS name label is the most selective.
+func fixedLabel(sel map[string]string) (string, bool) {
+	if _, ok := sel[lwsNameLabel]; ok {
+		return lwsNameLabel, true
+	}
+	best := ""
+	for k := range sel {
+		if k != lwsWorkerIndexLabel && !lwsVaryingLabels[k] && (best == "" || k < best) {
+			best = k
+		}
+	}
+	return best, best != ""
+}
+
+// of returns the followers of e: the Services selecting its pods, then the
+// HPAs scaling it, each by position.
+func (x *followerIndex) of(e *lwsEntry) []*orderMember {
+	var services []*svcEntry
+	tried := map[nsLabel]bool{}
+	for _, p := range e.pods {
+		for k, v := range p.labels {
+			l := nsLabel{e.ns, k, v}
+			if !tried[l] {
+				tried[l] = true
+				services = append(services, x.byFixedLabel[l]...)
+			}
+		}
+	}
+	services = append(services, x.perPodOnly[e.ns]...)
+	sort.Slice(services, func(i, j int) bool { return services[i].rank < services[j].rank })
+	var out []*orderMember
+	for _, s := range services {
+		if selectsLWSPods(s.sel, e.pods) {
+			out = append(out, &s.orderMember)
+		}
+	}
+	for _, h := range x.hpas[nsName{e.ns, e.at.Resource.Name}] {
+		out = append(out, &h.orderMember)
+	}
+	return out
 }
 
 func (a *orderAgg) changesFor(engine, how string, sets []lwsSet, members map[*transformers.OrderObject]*orderMember) []Finding {
@@ -463,6 +629,7 @@ func (a *orderAgg) changesFor(engine, how string, sets []lwsSet, members map[*tr
 			continue
 		}
 		fix := &transformers.Fix{Message: "add the " + transformers.EngineNames[engine] + " ordering annotations"}
+		root := m.editRoot()
 		var adds []string
 		for _, kv := range c.Add {
 			if _, had := c.Obj.Annotations[kv.Key]; had {
@@ -471,7 +638,7 @@ func (a *orderAgg) changesFor(engine, how string, sets []lwsSet, members map[*tr
 				adds = append(adds, fmt.Sprintf("%s: %q", kv.Key, kv.Value))
 			}
 			fix.Edits = append(fix.Edits, transformers.Edit{
-				Op: transformers.SetEntry, Parent: m.root, Path: []string{"metadata", "annotations"}, Key: kv.Key, Value: kv.Value,
+				Op: transformers.SetEntry, Parent: root, Path: []string{"metadata", "annotations"}, Key: kv.Key, Value: kv.Value,
 			})
 		}
 		verb := "; add "
@@ -536,10 +703,10 @@ func (a *orderAgg) notesFor(engine, problem string, sets []lwsSet) []Finding {
 }
 
 func lwsKey(e *lwsEntry) string {
-	if e.obj.Ref.Namespace == "" {
-		return e.obj.Ref.Name
+	if e.at.Resource.Namespace == "" {
+		return e.at.Resource.Name
 	}
-	return e.obj.Ref.Namespace + "/" + e.obj.Ref.Name
+	return e.at.Resource.Namespace + "/" + e.at.Resource.Name
 }
 
 func plural(n int, one, many string) string {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"strings"
 
@@ -42,8 +43,17 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *pflag.FlagSet {
 	return fs
 }
 
-// setup loads the config and builds the engine and the input list.
-func (c *commonFlags) setup(args []string, stdin io.Reader) (*engine.Engine, []manifest.Input, []manifest.WalkError, rules.Severity, bool, error) {
+// session is what a lint or fix run works with.
+type session struct {
+	eng       *engine.Engine
+	cfg       *config.Config // nil without a config file
+	paths     []string
+	threshold rules.Severity // findings at or above it fail the run
+	never     bool           // --fail-on none
+}
+
+// setup loads the config and builds the engine.
+func (c *commonFlags) setup(args []string, stdin io.Reader) (*session, error) {
 	var cfg *config.Config
 	var err error
 	switch {
@@ -55,11 +65,11 @@ func (c *commonFlags) setup(args []string, stdin io.Reader) (*engine.Engine, []m
 		}
 	}
 	if err != nil {
-		return nil, nil, nil, 0, false, err
+		return nil, err
 	}
 	eng, err := engine.New(cfg, c.enable, c.disable)
 	if err != nil {
-		return nil, nil, nil, 0, false, err
+		return nil, err
 	}
 	eng.MaxFileSize = c.maxFileSize
 	eng.Stdin = stdin
@@ -69,19 +79,25 @@ func (c *commonFlags) setup(args []string, stdin io.Reader) (*engine.Engine, []m
 	}
 	threshold, never, err := parseFailOn(failOn)
 	if err != nil {
-		return nil, nil, nil, 0, false, err
+		return nil, err
 	}
-	inputs, walkErrs := manifest.Collect(args)
-	if cfg != nil {
-		kept := inputs[:0]
-		for _, in := range inputs {
-			if !cfg.Excluded(in.Path) {
-				kept = append(kept, in)
+	return &session{eng: eng, cfg: cfg, paths: args, threshold: threshold, never: never}, nil
+}
+
+// inputs is the files to lint, found as the walk goes (manifest.Walk),
+// without those the config excludes. Paths that could not be walked are
+// appended to errs.
+func (s *session) inputs(errs *[]manifest.WalkError) iter.Seq[manifest.Input] {
+	return func(yield func(manifest.Input) bool) {
+		for in := range manifest.Walk(s.paths, errs) {
+			if s.cfg != nil && s.cfg.Excluded(in.Path) {
+				continue
+			}
+			if !yield(in) {
+				return
 			}
 		}
-		inputs = kept
 	}
-	return eng, inputs, walkErrs, threshold, never, nil
 }
 
 func parseFailOn(s string) (rules.Severity, bool, error) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/aymanbagabas/go-udiff"
@@ -25,10 +26,16 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
-	eng, inputs, walkErrs, threshold, never, err := c.setup(fs.Args(), stdin)
+	ses, err := c.setup(fs.Args(), stdin)
 	if err != nil {
 		return usageError(stderr, err)
 	}
+	// The whole walk comes first: files are rewritten (through temporary
+	// files beside them) while the run goes on, and a walk still going
+	// could find those.
+	var walkErrs []manifest.WalkError
+	inputs := slices.Collect(ses.inputs(&walkErrs))
+	eng := ses.eng
 	roots := fs.Args()
 	if len(roots) == 0 {
 		roots = []string{"."}
@@ -120,7 +127,7 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(msgs, "%s %d %s in %d %s; %d left\n", verb, fixedCount, plural(fixedCount, "finding"), fixedFiles, plural(fixedFiles, "file"), len(left))
 	}
 	switch {
-	case check && changed, len(failures) > 0, failing(left, threshold, never):
+	case check && changed, len(failures) > 0, failing(left, ses.threshold, ses.never):
 		return exitFindings
 	}
 	return exitOK

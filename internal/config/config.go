@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -201,7 +203,9 @@ func FromFlatKeys(data map[string]string, source string) (*Config, error) {
 		rc.Enabled = &on
 		c.Rules[id] = rc
 	}
-	for k, v := range data {
+	// In key order, so that the first bad key is always the one reported.
+	for _, k := range slices.Sorted(maps.Keys(data)) {
+		v := data[k]
 		switch {
 		case k == "mode":
 			c.Mode = v

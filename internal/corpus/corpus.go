@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
-
-	"github.com/shipshape-dev/shipshape/internal/manifest"
 )
 
 // File is one corpus file, read into memory.
@@ -42,21 +40,11 @@ func Dir(tb testing.TB) string {
 // found the way shipshape finds them (manifest.Collect).
 func Files(tb testing.TB) []File {
 	tb.Helper()
-	dir := Dir(tb)
-	inputs, errs := manifest.Collect([]string{dir})
-	if len(errs) > 0 {
-		tb.Fatal(errs[0])
+	files, err := Read(Dir(tb))
+	if err != nil {
+		tb.Fatal(err)
 	}
-	out := make([]File, 0, len(inputs))
-	for _, in := range inputs {
-		data, err := os.ReadFile(in.Path)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		rel, _ := filepath.Rel(dir, in.Path)
-		out = append(out, File{Path: rel, Data: data})
-	}
-	return out
+	return files
 }
 
 // Bytes is the total size of files.

@@ -21,6 +21,7 @@
 package krm
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"sort"
@@ -46,18 +47,38 @@ const LocalConfigAnnotation = "config.kubernetes.io/local-config"
 // Outcome is what the function found, for the caller's exit code and
 // messages.
 type Outcome struct {
-	Mode      string          // lint or fix
-	FailOn    string          // the fail level as configured ("" = error)
-	Findings  []rules.Finding // what is left, in item order
-	Failing   []rules.Finding // findings at or above the fail level
-	Fixed     []rules.Finding // fix mode: findings whose fix was applied
-	Resources int             // objects linted
+	Mode     string              // lint or fix
+	FailOn   string              // the fail level as configured ("" = error)
+	Findings []rules.Finding     // what is left, in item order
+	Failing  []rules.Finding     // findings at or above the fail level
+	Fixed    []rules.Finding     // fix mode: findings whose fix was applied
+	src      []byte              // fast path: the ResourceList to write
+	results  []*framework.Result // fast path: its results
 }
 
 // Run reads a ResourceList from r and writes the result to w. The
 // ResourceList is written even when the functionConfig is bad; that error
 // is returned as a *config.Error (and also becomes an error result).
+//
+// A ResourceList in the shape kustomize and kpt write takes the fast path
+// (split.go); anything else, and anything the fast path is unsure of, goes
+// through kyaml's fn/framework.
 func Run(r io.Reader, w io.Writer) (*Outcome, error) {
+	src, err := io.ReadAll(r)
+	if err != nil {
+		return &Outcome{Mode: "lint"}, fmt.Errorf("failed to read ResourceList input: %w", err)
+	}
+	if l, ok := split(src); ok {
+		if out, ok := runSplit(l); ok {
+			return out, writeSplit(w, out.src, out.results)
+		}
+	}
+	return runFramework(bytes.NewReader(src), w)
+}
+
+// runFramework is the general path: kyaml reads the ResourceList, the
+// fixes are applied to the item nodes, and kyaml writes it back.
+func runFramework(r io.Reader, w io.Writer) (*Outcome, error) {
 	out := &Outcome{Mode: "lint"}
 	rw := &kio.ByteReadWriter{Reader: r, Writer: w, KeepReaderAnnotations: true}
 	err := framework.Execute(framework.ResourceListProcessorFunc(func(rl *framework.ResourceList) error {
@@ -67,46 +88,157 @@ func Run(r io.Reader, w io.Writer) (*Outcome, error) {
 }
 
 func process(rl *framework.ResourceList, out *Outcome) error {
-	cfg, err := functionConfig(rl.FunctionConfig)
+	eng, err := out.setUp(rl.FunctionConfig)
+	if err != nil {
+		rl.Results = append(rl.Results, &framework.Result{Message: "shipshape: " + err.Error(), Severity: framework.Error})
+		return err
+	}
+	findings := eng.LintObjects(objects(rl.Items))
+	var fixed []rules.Finding
+	if out.Mode == "fix" {
+		fixed = fixItems(eng, rl.Items, findings)
+		findings = eng.LintObjects(objects(rl.Items))
+	}
+	rl.Results = append(rl.Results, out.record(fixed, rl.Items, findings, rl.Items)...)
+	return nil
+}
+
+// runSplit lints (and fixes) a ResourceList the fast path parsed. Fixes are
+// made in the bytes, as `shipshape fix` makes them in files, and the
+// result is parsed again for the findings left. It returns ok=false, having
+// written nothing, for what kyaml's path does differently: a bad
+// functionConfig (reported there) and fixes the byte applier refuses
+// (kyaml's path applies them to nodes, one by one if need be).
+func runSplit(l *splitList) (out *Outcome, ok bool) {
+	out = &Outcome{Mode: "lint"}
+	var fc *yaml.RNode
+	if l.functionConfig != nil {
+		fc = yaml.NewRNode(l.functionConfig)
+	}
+	eng, err := out.setUp(fc)
+	if err != nil {
+		return nil, false
+	}
+	items := rnodes(l.items)
+	findings := eng.LintObjects(objects(items))
+	out.src = l.src
+	before := items
+	var fixed []rules.Finding
+	if out.Mode == "fix" {
+		var src []byte
+		if src, fixed, ok = applyBytes(l.src, fixable(findings, len(items))); !ok {
+			return nil, false
+		}
+		if len(fixed) > 0 {
+			after, ok := split(src)
+			if !ok || len(after.items) != len(items) {
+				return nil, false
+			}
+			out.src, items = src, rnodes(after.items)
+			findings = eng.LintObjects(objects(items))
+		}
+	}
+	out.results = out.record(fixed, before, findings, items)
+	return out, true
+}
+
+// applyBytes makes the fixes in src, all at once or, when the byte applier
+// refuses that, one by one, skipping those it refuses (as kyaml's path
+// does per item). Each try reads the whole ResourceList, so past a few
+// dozen fixes that are refused ok=false leaves them to kyaml's path.
+func applyBytes(src []byte, fixes []rules.Finding) (out []byte, applied []rules.Finding, ok bool) {
+	if len(fixes) == 0 {
+		return src, nil, true
+	}
+	var edits []transformers.Edit
+	for _, f := range fixes {
+		edits = append(edits, f.Fix.Edits...)
+	}
+	if out, err := transformers.ApplyBytes(src, edits); err == nil {
+		return out, fixes, true
+	}
+	if len(fixes) > 64 {
+		return nil, nil, false
+	}
+	edits, out = edits[:0], src
+	for _, f := range fixes {
+		try := append(append([]transformers.Edit(nil), edits...), f.Fix.Edits...)
+		next, err := transformers.ApplyBytes(src, try)
+		if err != nil {
+			continue
+		}
+		edits, out = try, next
+		applied = append(applied, f)
+	}
+	return out, applied, true
+}
+
+func rnodes(ns []*yaml.Node) []*yaml.RNode {
+	out := make([]*yaml.RNode, len(ns))
+	for i, n := range ns {
+		out[i] = yaml.NewRNode(n)
+	}
+	return out
+}
+
+// writeSplit writes a ResourceList that took the fast path: its bytes, with
+// the results appended as kyaml's writer would write them.
+func writeSplit(w io.Writer, src []byte, results []*framework.Result) error {
+	if _, err := w.Write(src); err != nil {
+		return err
+	}
+	if len(results) == 0 {
+		return nil
+	}
+	b, err := yaml.Marshal(results)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append([]byte("results:\n"), b...))
+	return err
+}
+
+// setUp reads the functionConfig into the engine and the outcome's mode.
+func (out *Outcome) setUp(fc *yaml.RNode) (*engine.Engine, error) {
+	cfg, err := functionConfig(fc)
 	var eng *engine.Engine
 	if err == nil {
 		eng, err = engine.New(cfg, nil, nil)
 	}
 	if err != nil {
-		rl.Results = append(rl.Results, &framework.Result{Message: "shipshape: " + err.Error(), Severity: framework.Error})
-		return err
+		return nil, err
 	}
 	if cfg.Mode != "" {
 		out.Mode = cfg.Mode
 	}
 	out.FailOn = cfg.FailOn
-	threshold, never := failLevel(cfg.FailOn)
+	return eng, nil
+}
 
-	objs := objects(rl.Items)
-	out.Resources = len(objs)
-	findings := eng.LintObjects(objs)
-	if out.Mode == "fix" {
-		out.Fixed = fixItems(eng, rl.Items, findings)
-		findings = eng.LintObjects(objects(rl.Items))
-	}
+// record keeps the findings in the outcome and turns them into results:
+// first the fixes applied (positions in the items before fixing), then the
+// findings left (positions in the items after).
+func (out *Outcome) record(fixed []rules.Finding, before []*yaml.RNode, findings []rules.Finding, after []*yaml.RNode) []*framework.Result {
+	threshold, never := failLevel(out.FailOn)
+	out.Fixed = fixed
 	sortByItem(findings)
 	out.Findings = findings
-
-	for _, f := range out.Fixed {
-		r := result(f, rl.Items)
+	var results []*framework.Result
+	for _, f := range fixed {
+		r := result(f, before)
 		r.Severity = framework.Info
 		r.Message = "fixed " + r.Message
 		r.Tags["fixed"] = "true"
 		delete(r.Tags, "fixable")
-		rl.Results = append(rl.Results, r)
+		results = append(results, r)
 	}
 	for _, f := range findings {
-		rl.Results = append(rl.Results, result(f, rl.Items))
+		results = append(results, result(f, after))
 		if !never && f.Severity >= threshold {
 			out.Failing = append(out.Failing, f)
 		}
 	}
-	return nil
+	return results
 }
 
 func failLevel(s string) (rules.Severity, bool) {
@@ -155,8 +287,8 @@ func objects(items []*yaml.RNode) []*manifest.Object {
 		if isLocalConfig(it) {
 			continue
 		}
-		path, _, _ := kioutil.GetFileAnnotations(it)
 		n := it.YNode()
+		path, _ := fileAnnotations(n)
 		o := manifest.NewObject(n, path, i, false)
 		if o == nil {
 			continue
@@ -176,8 +308,24 @@ func objects(items []*yaml.RNode) []*manifest.Object {
 }
 
 func isLocalConfig(it *yaml.RNode) bool {
-	v := it.GetAnnotations()[LocalConfigAnnotation]
+	v := annotation(it.YNode(), LocalConfigAnnotation)
 	return v != "" && v != "false"
+}
+
+// fileAnnotations is kioutil.GetFileAnnotations read off the nodes: kyaml
+// decodes the whole metadata for it, once per item and finding.
+func fileAnnotations(n *yaml.Node) (path, index string) {
+	pick := func(key, legacy string) string {
+		if v := manifest.Path(n, "metadata", "annotations", key); v != nil {
+			return manifest.ScalarValue(v)
+		}
+		return annotation(n, legacy)
+	}
+	return pick(kioutil.PathAnnotation, kioutil.LegacyPathAnnotation), pick(kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation)
+}
+
+func annotation(n *yaml.Node, key string) string {
+	return manifest.ScalarValue(manifest.Path(n, "metadata", "annotations", key))
 }
 
 // sortByItem orders findings by item, then position.
@@ -191,21 +339,10 @@ func sortByItem(fs []rules.Finding) {
 // and its fixes are applied one by one, skipping those that fail, so that
 // one awkward spot neither blocks the rest nor leaves a half-edited item.
 func fixItems(eng *engine.Engine, items []*yaml.RNode, findings []rules.Finding) []rules.Finding {
-	byItem := map[int][]rules.Finding{}
-	var order []int
-	for _, f := range findings {
-		if f.Fix == nil || len(f.Fix.Edits) == 0 || f.Doc < 0 || f.Doc >= len(items) {
-			continue
-		}
-		if _, ok := byItem[f.Doc]; !ok {
-			order = append(order, f.Doc)
-		}
-		byItem[f.Doc] = append(byItem[f.Doc], f)
-	}
-	sort.Ints(order)
 	var applied []rules.Finding
-	for _, i := range order {
-		it, fs := items[i], byItem[i]
+	for _, fs := range groupByItem(fixable(findings, len(items))) {
+		i := fs[0].Doc
+		it := items[i]
 		snap := it.Copy()
 		var edits []transformers.Edit
 		for _, f := range fs {
@@ -219,6 +356,38 @@ func fixItems(eng *engine.Engine, items []*yaml.RNode, findings []rules.Finding)
 		applied = append(applied, fixOneByOne(eng, items, i)...)
 	}
 	return applied
+}
+
+// fixable is the findings with a fix for one of n items, by item (in the
+// order of the items, and within an item in the order found).
+func fixable(findings []rules.Finding, n int) []rules.Finding {
+	var out []rules.Finding
+	for _, fs := range groupByItem(findings) {
+		for _, f := range fs {
+			if f.Fix != nil && len(f.Fix.Edits) > 0 && f.Doc >= 0 && f.Doc < n {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// groupByItem splits findings by item, items in order.
+func groupByItem(findings []rules.Finding) [][]rules.Finding {
+	byItem := map[int][]rules.Finding{}
+	var order []int
+	for _, f := range findings {
+		if _, ok := byItem[f.Doc]; !ok {
+			order = append(order, f.Doc)
+		}
+		byItem[f.Doc] = append(byItem[f.Doc], f)
+	}
+	sort.Ints(order)
+	out := make([][]rules.Finding, 0, len(order))
+	for _, i := range order {
+		out = append(out, byItem[i])
+	}
+	return out
 }
 
 func fixOneByOne(eng *engine.Engine, items []*yaml.RNode, i int) []rules.Finding {
@@ -274,7 +443,7 @@ func result(f rules.Finding, items []*yaml.RNode) *framework.Result {
 		r.Field = &framework.Field{Path: f.Field}
 	}
 	if f.Doc >= 0 && f.Doc < len(items) {
-		if path, index, _ := kioutil.GetFileAnnotations(items[f.Doc]); path != "" {
+		if path, index := fileAnnotations(items[f.Doc].YNode()); path != "" {
 			r.File = &framework.File{Path: path}
 			if n, err := strconv.Atoi(index); err == nil {
 				r.File.Index = n
@@ -335,7 +504,7 @@ func resourceLine(obj *yaml.Node, line int) int {
 		}
 	}
 	if kept == 0 {
-		if k, _ := manifest.MapEntry(manifest.MapGet(obj, "metadata"), "annotations"); k != nil && k.Line < line {
+		if k, _ := manifest.MapEntry(manifest.MapGet(obj, "metadata"), "annotations"); k != nil && k.Line > 0 && k.Line < line {
 			rel-- // the annotations: line itself would be gone
 		}
 	}

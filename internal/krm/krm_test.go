@@ -76,8 +76,6 @@ func TestRunGolden(t *testing.T) {
 					t.Errorf("item %d: %s/%s became %s/%s", i, before[i].GetKind(), before[i].GetName(), after[i].GetKind(), after[i].GetName())
 				}
 				// lint mode (and a config error) leaves every item as it was.
-				// (kyaml's framework drops kustomize's migration marker.)
-				_ = before[i].PipeE(yaml.ClearAnnotation("internal.config.kubernetes.io/annotations-migration-resource-id"))
 				if tt.mode == "lint" && before[i].MustString() != after[i].MustString() {
 					t.Errorf("lint mode changed item %d:\n%s\nbecame\n%s", i, before[i].MustString(), after[i].MustString())
 				}

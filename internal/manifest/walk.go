@@ -2,8 +2,10 @@ package manifest
 
 import (
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -32,64 +34,79 @@ func (e WalkError) Error() string { return e.Path + ": " + e.Err.Error() }
 // in lexical order. Non-regular files (FIFOs, devices, sockets) are skipped
 // so that a walk never blocks on a read.
 func Collect(paths []string) ([]Input, []WalkError) {
-	if len(paths) == 0 {
-		paths = []string{"."}
-	}
-	var out []Input
 	var errs []WalkError
-	seen := map[string]bool{}
-	add := func(in Input) {
-		if !seen[in.Path] {
-			seen[in.Path] = true
-			out = append(out, in)
+	inputs := slices.Collect(Walk(paths, &errs))
+	return inputs, errs
+}
+
+// Walk is Collect as a sequence: each input is yielded as the walk finds
+// it, so that a caller can read and lint files while the walk goes on.
+// Paths that cannot be walked are appended to errs.
+func Walk(paths []string, errs *[]WalkError) iter.Seq[Input] {
+	return func(yield func(Input) bool) {
+		if len(paths) == 0 {
+			paths = []string{"."}
 		}
-	}
-	for _, p := range paths {
-		if p == Stdin {
-			add(Input{Path: Stdin, Explicit: true})
-			continue
-		}
-		st, err := os.Stat(p)
-		if err != nil {
-			errs = append(errs, WalkError{p, err})
-			continue
-		}
-		if !st.IsDir() {
-			if st.Mode().IsRegular() {
-				add(Input{Path: p, Explicit: true})
-			} else {
-				errs = append(errs, WalkError{p, errNotRegular})
+		seen := map[string]bool{}
+		stopped := false
+		add := func(in Input) {
+			if !seen[in.Path] {
+				seen[in.Path] = true
+				stopped = !yield(in)
 			}
-			continue
 		}
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		for _, p := range paths {
+			if stopped {
+				return
+			}
+			if p == Stdin {
+				add(Input{Path: Stdin, Explicit: true})
+				continue
+			}
+			st, err := os.Stat(p)
 			if err != nil {
-				// A directory that vanished or cannot be read: say so,
-				// keep walking the rest.
-				errs = append(errs, WalkError{path, err})
-				if d != nil && d.IsDir() {
-					return fs.SkipDir
+				*errs = append(*errs, WalkError{p, err})
+				continue
+			}
+			if !st.IsDir() {
+				if st.Mode().IsRegular() {
+					add(Input{Path: p, Explicit: true})
+				} else {
+					*errs = append(*errs, WalkError{p, errNotRegular})
 				}
-				return nil
+				continue
 			}
-			name := d.Name()
-			if d.IsDir() {
-				if path != p && strings.HasPrefix(name, ".") && name != "." && name != ".." {
-					return fs.SkipDir
+			err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+				if stopped {
+					return fs.SkipAll
 				}
+				if err != nil {
+					// A directory that vanished or cannot be read: say so,
+					// keep walking the rest.
+					*errs = append(*errs, WalkError{path, err})
+					if d != nil && d.IsDir() {
+						return fs.SkipDir
+					}
+					return nil
+				}
+				name := d.Name()
+				if d.IsDir() {
+					if path != p && strings.HasPrefix(name, ".") && name != "." && name != ".." {
+						return fs.SkipDir
+					}
+					return nil
+				}
+				if !IsYAMLName(name) || !d.Type().IsRegular() {
+					return nil
+				}
+				add(Input{Path: path})
 				return nil
+			})
+			if err != nil {
+				*errs = append(*errs, WalkError{p, err})
 			}
-			if !IsYAMLName(name) || !d.Type().IsRegular() {
-				return nil
-			}
-			add(Input{Path: path})
-			return nil
-		})
-		if err != nil {
-			errs = append(errs, WalkError{p, err})
 		}
 	}
-	return out, errs
 }
 
 type notRegular struct{}

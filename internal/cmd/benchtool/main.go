@@ -33,7 +33,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -41,9 +40,7 @@ import (
 	"syscall"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
-	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/corpus"
 )
 
 func main() {
@@ -189,100 +186,16 @@ func resourceList(args []string) error {
 	if fl.NArg() != 1 {
 		return fmt.Errorf("resourcelist: want one directory")
 	}
-	root := fl.Arg(0)
-	type item struct {
-		node  *yaml.Node
-		path  string
-		index int
-	}
-	var all []item
-	inputs, errs := manifest.Collect([]string{root})
-	if len(errs) > 0 {
-		return errs[0]
-	}
-	for _, in := range inputs {
-		data, err := os.ReadFile(in.Path)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, in.Path)
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		for i := 0; ; i++ {
-			var doc yaml.Node
-			if dec.Decode(&doc) != nil {
-				break // EOF, or a broken file: keep what parsed
-			}
-			if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
-				continue
-			}
-			m := doc.Content[0]
-			kind, av := get(m, "kind"), get(m, "apiVersion")
-			if kind == nil || av == nil || kind.Value == "CustomResourceDefinition" || strings.HasSuffix(kind.Value, "List") {
-				continue
-			}
-			all = append(all, item{m, rel, i})
-		}
-	}
-	if len(all) == 0 {
-		return fmt.Errorf("no objects under %s", root)
-	}
-	items := &yaml.Node{Kind: yaml.SequenceNode}
-	for i := 0; i < *n; i++ {
-		it := all[(i*len(all)/(*n))%len(all)]
-		// Repeats (fewer objects than items) share nodes: the encoder
-		// writes each occurrence out in full, which is what we want.
-		annotate(it.node, it.path, it.index)
-		items.Content = append(items.Content, it.node)
-	}
-	rl := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
-		str("apiVersion"), str("config.kubernetes.io/v1"),
-		str("kind"), str("ResourceList"),
-		str("items"), items,
-	}}
-	enc := yaml.NewEncoder(os.Stdout)
-	enc.SetIndent(2)
-	if err := enc.Encode(rl); err != nil {
+	files, err := corpus.Read(fl.Arg(0))
+	if err != nil {
 		return err
 	}
-	return enc.Close()
-}
-
-func get(m *yaml.Node, key string) *yaml.Node {
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return m.Content[i+1]
-		}
+	rl, err := corpus.ResourceList(files, *n, false)
+	if err != nil {
+		return err
 	}
-	return nil
-}
-
-func str(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
-
-// annotate sets the annotations kpt and kustomize put on items read from
-// files, creating metadata and annotations when missing.
-func annotate(obj *yaml.Node, path string, index int) {
-	md := get(obj, "metadata")
-	if md == nil || md.Kind != yaml.MappingNode {
-		md = &yaml.Node{Kind: yaml.MappingNode}
-		obj.Content = append(obj.Content, str("metadata"), md)
-	}
-	ann := get(md, "annotations")
-	if ann == nil || ann.Kind != yaml.MappingNode {
-		ann = &yaml.Node{Kind: yaml.MappingNode}
-		md.Content = append(md.Content, str("annotations"), ann)
-	}
-	for _, kv := range [][2]string{
-		{"internal.config.kubernetes.io/path", path},
-		{"internal.config.kubernetes.io/index", strconv.Itoa(index)},
-	} {
-		if v := get(ann, kv[0]); v != nil {
-			v.Value = kv[1]
-			continue
-		}
-		v := str(kv[1])
-		v.Style = yaml.SingleQuotedStyle
-		ann.Content = append(ann.Content, str(kv[0]), v)
-	}
+	_, err = os.Stdout.Write(rl)
+	return err
 }
 
 func initTrace(args []string) error {
