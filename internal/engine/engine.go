@@ -298,9 +298,9 @@ func (e *Engine) processFile(in manifest.Input, kusts *manifest.Kustomizations, 
 		return fr
 	}
 	fr.File = manifest.Parse(in.Path, data, kusts.For(in.Path))
-	fr.Findings = e.Lint(fr.File)
-	if len(aggs) > 0 || fileIgnoreCheap(fr.File.Src) {
-		ig := scanIgnores(fr.File.Src)
+	ig := scanIgnores(fr.File.Src)
+	fr.Findings = e.lint(fr.File, ig)
+	if len(aggs) > 0 || ig != nil {
 		mu.Lock()
 		if ig != nil {
 			ignores[in.Path] = ig
@@ -339,6 +339,11 @@ func (e *Engine) fileFinding(path, rule, msg string) rules.Finding {
 // suppressions. It does not feed cross-resource rules, so fix can call it
 // again on its output.
 func (e *Engine) Lint(f *manifest.File) []rules.Finding {
+	return e.lint(f, scanIgnores(f.Src))
+}
+
+// lint is Lint with the file's ignore comments already scanned.
+func (e *Engine) lint(f *manifest.File, ig lineIgnores) []rules.Finding {
 	var out []rules.Finding
 	if f.Template != "" {
 		if e.Enabled(rules.TemplateID) {
@@ -346,7 +351,6 @@ func (e *Engine) Lint(f *manifest.File) []rules.Finding {
 		}
 		return out
 	}
-	ig := scanIgnores(f.Src)
 	if ig.all() {
 		return nil
 	}

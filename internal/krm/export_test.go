@@ -1,14 +1,45 @@
 package krm
 
-// Tests compare the fast path (split.go) with kyaml's.
-var (
-	RunFramework = runFramework
-	// FastPath says whether Run takes the fast path for src.
-	FastPath = func(src []byte) bool {
-		l, ok := split(src)
-		if ok {
-			_, ok = runSplit(l)
-		}
-		return ok
-	}
+import (
+	"io"
+
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio"
 )
+
+// RunFramework is the reference the tests hold Run to: kyaml's own
+// framework.Execute around the same processing (execute.go copies
+// framework.Execute so that shipshape need not link fn/framework).
+func RunFramework(r io.Reader, w io.Writer) (*Outcome, error) {
+	out := &Outcome{Mode: "lint"}
+	rw := &kio.ByteReadWriter{Reader: r, Writer: w, KeepReaderAnnotations: true}
+	err := framework.Execute(framework.ResourceListProcessorFunc(func(frl *framework.ResourceList) error {
+		rl := &resourceList{Items: frl.Items, FunctionConfig: frl.FunctionConfig}
+		err := process(rl, out)
+		frl.Items = rl.Items
+		for _, r := range rl.Results {
+			fr := &framework.Result{Message: r.Message, Severity: framework.Severity(r.Severity), ResourceRef: r.ResourceRef, Tags: r.Tags}
+			if r.Field != nil {
+				fr.Field = &framework.Field{Path: r.Field.Path}
+			}
+			if r.File != nil {
+				fr.File = &framework.File{Path: r.File.Path, Index: r.File.Index}
+			}
+			frl.Results = append(frl.Results, fr)
+		}
+		return err
+	}), rw)
+	return out, err
+}
+
+// FastPath says whether Run takes the fast path for src.
+func FastPath(src []byte) bool {
+	l, ok := split(src)
+	if ok {
+		_, ok = runSplit(l)
+	}
+	return ok
+}
+
+// RunGeneral is Run's path for what the fast path does not take.
+var RunGeneral = runGeneral

@@ -1,6 +1,7 @@
 // Package krm runs shipshape as a KRM function: a ResourceList in, the
-// same items (fixed in fix mode) and results out, through kyaml's
-// fn/framework so that the protocol is kustomize's and kpt's own code.
+// same items (fixed in fix mode) and results out, read and written by
+// kyaml's kio as kyaml's fn/framework does (execute.go), so that the
+// protocol is kustomize's and kpt's own code.
 //
 // The items are never dropped, reordered or added to (the functionConfig
 // is not an item); in lint mode they come back unchanged. Findings become
@@ -28,8 +29,6 @@ import (
 	"strconv"
 	"strings"
 
-	"sigs.k8s.io/kustomize/kyaml/fn/framework"
-	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -47,13 +46,13 @@ const LocalConfigAnnotation = "config.kubernetes.io/local-config"
 // Outcome is what the function found, for the caller's exit code and
 // messages.
 type Outcome struct {
-	Mode     string              // lint or fix
-	FailOn   string              // the fail level as configured ("" = error)
-	Findings []rules.Finding     // what is left, in item order
-	Failing  []rules.Finding     // findings at or above the fail level
-	Fixed    []rules.Finding     // fix mode: findings whose fix was applied
-	src      []byte              // fast path: the ResourceList to write
-	results  []*framework.Result // fast path: its results
+	Mode     string          // lint or fix
+	FailOn   string          // the fail level as configured ("" = error)
+	Findings []rules.Finding // what is left, in item order
+	Failing  []rules.Finding // findings at or above the fail level
+	Fixed    []rules.Finding // fix mode: findings whose fix was applied
+	src      []byte          // fast path: the ResourceList to write
+	results  []*Result       // fast path: its results
 }
 
 // Run reads a ResourceList from r and writes the result to w. The
@@ -62,7 +61,7 @@ type Outcome struct {
 //
 // A ResourceList in the shape kustomize and kpt write takes the fast path
 // (split.go); anything else, and anything the fast path is unsure of, goes
-// through kyaml's fn/framework.
+// through kyaml's reader and writer (runGeneral).
 func Run(r io.Reader, w io.Writer) (*Outcome, error) {
 	src, err := io.ReadAll(r)
 	if err != nil {
@@ -73,24 +72,21 @@ func Run(r io.Reader, w io.Writer) (*Outcome, error) {
 			return out, writeSplit(w, out.src, out.results)
 		}
 	}
-	return runFramework(bytes.NewReader(src), w)
+	return runGeneral(bytes.NewReader(src), w)
 }
 
-// runFramework is the general path: kyaml reads the ResourceList, the
-// fixes are applied to the item nodes, and kyaml writes it back.
-func runFramework(r io.Reader, w io.Writer) (*Outcome, error) {
+// runGeneral is the general path: kyaml reads the ResourceList, the fixes
+// are applied to the item nodes, and kyaml writes it back.
+func runGeneral(r io.Reader, w io.Writer) (*Outcome, error) {
 	out := &Outcome{Mode: "lint"}
-	rw := &kio.ByteReadWriter{Reader: r, Writer: w, KeepReaderAnnotations: true}
-	err := framework.Execute(framework.ResourceListProcessorFunc(func(rl *framework.ResourceList) error {
-		return process(rl, out)
-	}), rw)
+	err := execute(r, w, func(rl *resourceList) error { return process(rl, out) })
 	return out, err
 }
 
-func process(rl *framework.ResourceList, out *Outcome) error {
+func process(rl *resourceList, out *Outcome) error {
 	eng, err := out.setUp(rl.FunctionConfig)
 	if err != nil {
-		rl.Results = append(rl.Results, &framework.Result{Message: "shipshape: " + err.Error(), Severity: framework.Error})
+		rl.Results = append(rl.Results, &Result{Message: "shipshape: " + err.Error(), Severity: SeverityError})
 		return err
 	}
 	findings := eng.LintObjects(objects(rl.Items))
@@ -183,7 +179,7 @@ func rnodes(ns []*yaml.Node) []*yaml.RNode {
 
 // writeSplit writes a ResourceList that took the fast path: its bytes, with
 // the results appended as kyaml's writer would write them.
-func writeSplit(w io.Writer, src []byte, results []*framework.Result) error {
+func writeSplit(w io.Writer, src []byte, results []*Result) error {
 	if _, err := w.Write(src); err != nil {
 		return err
 	}
@@ -218,15 +214,15 @@ func (out *Outcome) setUp(fc *yaml.RNode) (*engine.Engine, error) {
 // record keeps the findings in the outcome and turns them into results:
 // first the fixes applied (positions in the items before fixing), then the
 // findings left (positions in the items after).
-func (out *Outcome) record(fixed []rules.Finding, before []*yaml.RNode, findings []rules.Finding, after []*yaml.RNode) []*framework.Result {
+func (out *Outcome) record(fixed []rules.Finding, before []*yaml.RNode, findings []rules.Finding, after []*yaml.RNode) []*Result {
 	threshold, never := failLevel(out.FailOn)
 	out.Fixed = fixed
 	sortByItem(findings)
 	out.Findings = findings
-	var results []*framework.Result
+	var results []*Result
 	for _, f := range fixed {
 		r := result(f, before)
-		r.Severity = framework.Info
+		r.Severity = SeverityInfo
 		r.Message = "fixed " + r.Message
 		r.Tags["fixed"] = "true"
 		delete(r.Tags, "fixable")
@@ -420,15 +416,15 @@ func key(f rules.Finding) string {
 	return fmt.Sprintf("%s\x00%s\x00%s\x00%s", f.Rule, f.Resource, f.Field, f.Message)
 }
 
-func result(f rules.Finding, items []*yaml.RNode) *framework.Result {
-	sev := framework.Error
+func result(f rules.Finding, items []*yaml.RNode) *Result {
+	sev := SeverityError
 	switch f.Severity {
 	case rules.Warning:
-		sev = framework.Warning
+		sev = SeverityWarning
 	case rules.Info:
-		sev = framework.Info
+		sev = SeverityInfo
 	}
-	r := &framework.Result{
+	r := &Result{
 		Message:  f.Rule + ": " + f.Message,
 		Severity: sev,
 		Tags:     map[string]string{"rule": f.Rule},
@@ -440,11 +436,11 @@ func result(f rules.Finding, items []*yaml.RNode) *framework.Result {
 		}
 	}
 	if f.Field != "" {
-		r.Field = &framework.Field{Path: f.Field}
+		r.Field = &Field{Path: f.Field}
 	}
 	if f.Doc >= 0 && f.Doc < len(items) {
 		if path, index := fileAnnotations(items[f.Doc].YNode()); path != "" {
-			r.File = &framework.File{Path: path}
+			r.File = &File{Path: path}
 			if n, err := strconv.Atoi(index); err == nil {
 				r.File.Index = n
 			}

@@ -74,8 +74,8 @@ var errShape = errors.New("not the shape the fast path reads")
 // sequence by looking at indentation only.
 func findItems(src []byte) (*itemsBlock, bool) {
 	// CRLF (kyaml rewrites it), a BOM, directives and document markers are
-	// left to kyaml.
-	// Results are appended after the last line, which must end.
+	// left to kyaml. Results are appended after the last line, which must
+	// end.
 	if len(src) == 0 || src[len(src)-1] != '\n' || bytes.IndexByte(src, '\r') >= 0 || bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
 		return nil, false
 	}
@@ -143,9 +143,9 @@ scan:
 func (b *itemsBlock) line(src []byte, n int) []byte {
 	end := len(src)
 	if n+1 < len(b.starts) {
-		end = b.starts[n+1] - 1
+		end = b.starts[n+1]
 	}
-	return src[b.starts[n]:end]
+	return bytes.TrimSuffix(src[b.starts[n]:end], []byte("\n"))
 }
 
 // offset is the byte offset of line n (len(src) past the last line).

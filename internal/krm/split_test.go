@@ -58,6 +58,8 @@ func TestFastPathMatchesFramework(t *testing.T) {
 		{"duplicate items key", head + "items:\n" + many(2, cm) + "items:\n" + many(2, cm), false},
 		{"bad functionConfig", head + "items:\n" + many(3, cm) + "functionConfig: [1]\n", false},
 		{"fixes the byte applier refuses", head + "items:\n" + many(3, cm) + "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: e\n  data:\n    empty:\n" + fixConfig, true},
+		{"last line an entry", head + "items:\n" + many(2, cm) + "-\n", false},
+		{"items key on the last line", head + "items:\n", false},
 		{"null item and scalar item", head + "items:\n-\n- text\n" + many(2, cm), false},
 	}
 	for _, tt := range tests {
@@ -101,9 +103,10 @@ func TestFastPathMatchesFrameworkCorpus(t *testing.T) {
 	}
 }
 
-// sameAsFramework runs in through Run and through kyaml's path and fails t
-// unless both give the same outcome and write ResourceLists that kyaml
-// reads to the same items and results. In fix mode the fast path edits the
+// sameAsFramework runs in through Run and through kyaml's
+// framework.Execute and fails t unless both give the same outcome and
+// write ResourceLists that kyaml reads to the same items and results (and
+// Run's general path writes the very same bytes). In fix mode the fast path edits the
 // bytes, so the positions of the findings left may differ (lines deleted
 // or added above them): line and column tags are not compared there.
 func sameAsFramework(t *testing.T, in []byte) {
@@ -116,6 +119,11 @@ func sameAsFramework(t *testing.T, in []byte) {
 	}
 	if wantErr != nil && want.Len() == 0 {
 		return
+	}
+	// The general path is framework.Execute's copy: the same bytes.
+	var general bytes.Buffer
+	if _, err := krm.RunGeneral(bytes.NewReader(in), &general); fmt.Sprint(err) != fmt.Sprint(wantErr) || !bytes.Equal(general.Bytes(), want.Bytes()) {
+		t.Errorf("general path: error %v, wrote\n%s\nkyaml's framework.Execute: error %v, wrote\n%s", err, general.Bytes(), wantErr, want.Bytes())
 	}
 	fix := wantOut.Mode == "fix"
 	if gotOut.Mode != wantOut.Mode || gotOut.FailOn != wantOut.FailOn {
