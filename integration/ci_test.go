@@ -55,8 +55,7 @@ func TestCIReportFormats(t *testing.T) {
 		}},
 		{"github annotations", "github", bad, 1, func(t *testing.T, out string) {
 			wantAll(t, "github", out,
-				"::error file=kustomize-plugin/base/node-agent.yaml,line=7,col=3",
-				"daemonset-replicas")
+				"::error file=kustomize-plugin/base/node-agent.yaml,line=7,col=3,title=daemonset-replicas::DaemonSet/node-agent: DaemonSet has no spec.replicas")
 			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 				if !strings.HasPrefix(line, "::") {
 					t.Errorf("not a workflow command: %q", line)

@@ -102,10 +102,11 @@ func TestPreCommitHooks(t *testing.T) {
 	if !ok {
 		t.Fatalf("no shipshape-fix hook in the output: %v", both)
 	}
+	// Each finding names its rule and its resource (issue 4).
 	wantAll(t, "lint hook output", lint,
-		"deploy/node-agent.yaml:7:3: error daemonset-replicas: DaemonSet has no spec.replicas",
-		"deploy/node-agent.yaml:8:3: error daemonset-deployment-field: DaemonSet has no spec.strategy",
-		"deploy/web.yaml:8:13: error ambiguous-scalar: unquoted value yes",
+		"deploy/node-agent.yaml:7:3: error daemonset-replicas: DaemonSet/node-agent: DaemonSet has no spec.replicas",
+		"deploy/node-agent.yaml:8:3: error daemonset-deployment-field: DaemonSet/node-agent: DaemonSet has no spec.strategy",
+		"deploy/web.yaml:8:13: error ambiguous-scalar: Deployment/web: unquoted value yes",
 		"Failed")
 	wantNone(t, "lint hook output", lint, "ci.yaml")
 	wantAll(t, "fix hook output", fix, "files were modified by this hook", "fixed deploy/node-agent.yaml:7: daemonset-replicas")

@@ -108,7 +108,11 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			verb = "would fix"
 		}
 		for _, fd := range o.Applied {
-			fmt.Fprintf(msgs, "%s %s:%d: %s\n", verb, fd.File, fd.Line, fd.Rule)
+			line := fmt.Sprintf("%s %s:%d: %s", verb, fd.File, fd.Line, fd.Rule)
+			if r := fd.Resource.Label(); r != "" {
+				line += ": " + r
+			}
+			fmt.Fprintln(msgs, report.Sanitize(line))
 		}
 	}
 	for _, f := range failures {

@@ -276,7 +276,9 @@ func functionConfig(fc *yaml.RNode) (*config.Config, error) {
 // applied to them change the items that are written out. Each object's
 // File is its config.kubernetes.io/path annotation ("" when absent) and
 // its Doc is the index of its item in the ResourceList, which result()
-// maps back to the item.
+// maps back to the item. The caller keeps the items reachable until the
+// fixes are applied: the LWS ordering rules hold objects only weakly
+// (rules/lws_order.go, editRoot).
 func objects(items []*yaml.RNode) []*manifest.Object {
 	var objs []*manifest.Object
 	for i, it := range items {
@@ -539,18 +541,15 @@ func Describe(f rules.Finding) string {
 	if f.File != "" && f.File != manifest.Stdin {
 		b.WriteString(f.File + ": ")
 	}
-	if f.Resource.Kind != "" {
-		b.WriteString(f.Resource.Kind + "/" + f.Resource.Name)
-		if f.Resource.Namespace != "" {
-			b.WriteString(" (namespace " + f.Resource.Namespace + ")")
-		}
-		b.WriteString(": ")
+	if r := f.Resource.Label(); r != "" {
+		b.WriteString(r + ": ")
 	}
 	if f.Field != "" {
 		b.WriteString(f.Field + ": ")
 	}
-	fmt.Fprintf(&b, "%s %s: %s", f.Severity, f.Rule, oneLine(f.Message))
-	return b.String()
+	fmt.Fprintf(&b, "%s %s: %s", f.Severity, f.Rule, f.Message)
+	// One finding, one line, whatever the names and messages hold.
+	return oneLine(b.String())
 }
 
 // Summary is the last stderr line when findings fail the run.

@@ -13,6 +13,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/shipshape-dev/shipshape/internal/config"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/rules"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -242,5 +244,27 @@ func TestResourceLine(t *testing.T) {
 				t.Errorf("resourceLine = %d, want %d", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	tests := []struct {
+		name string
+		f    rules.Finding
+		want string
+	}{
+		{"whole", rules.Finding{File: "web.yaml", Resource: manifest.Resource{Kind: "Deployment", Name: "web", Namespace: "prod"}, Field: "spec.replicas", Severity: rules.Error, Rule: "r", Message: "m"},
+			"shipshape: web.yaml: Deployment/web (namespace prod): spec.replicas: error r: m"},
+		{"stdin, no field", rules.Finding{File: manifest.Stdin, Resource: manifest.Resource{Kind: "Service", Name: "s"}, Severity: rules.Warning, Rule: "r", Message: "m"},
+			"shipshape: Service/s: warning r: m"},
+		{"kind without a name", rules.Finding{File: "kustomization.yaml", Resource: manifest.Resource{Kind: "Kustomization"}, Severity: rules.Info, Rule: "r", Message: "m"},
+			"shipshape: kustomization.yaml: Kustomization: info r: m"},
+		{"line breaks in names and message", rules.Finding{Resource: manifest.Resource{Kind: "ConfigMap", Name: "a\nshipshape: b"}, Severity: rules.Error, Rule: "r", Message: "one\r\ntwo"},
+			"shipshape: ConfigMap/a shipshape: b: error r: one two"},
+	}
+	for _, tt := range tests {
+		if got := Describe(tt.f); got != tt.want {
+			t.Errorf("%s: Describe = %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }

@@ -13,6 +13,29 @@ type Resource struct {
 	Name       string `json:"name"`
 }
 
+// Label names the resource for people, as every output does:
+// "Deployment/web", or "Deployment/web (namespace prod)" when the object
+// declares a namespace; "Deployment" when it has no name, "web" when it
+// has no kind, "" when there is nothing to name. It is raw text: callers
+// escape it for where it goes.
+func (r Resource) Label() string {
+	var s string
+	switch {
+	case r.Kind != "" && r.Name != "":
+		s = r.Kind + "/" + r.Name
+	case r.Kind != "":
+		s = r.Kind
+	case r.Name != "":
+		s = r.Name
+	default:
+		return ""
+	}
+	if r.Namespace != "" {
+		s += " (namespace " + r.Namespace + ")"
+	}
+	return s
+}
+
 // Object is one Kubernetes object (a document, or an item of a List).
 type Object struct {
 	Resource

@@ -11,9 +11,10 @@ import (
 
 // writeGitHub prints one GitHub Actions workflow command per finding,
 //
-//	::error file=F,line=L,col=C,title=RULE::MESSAGE
+//	::error file=F,line=L,col=C,title=RULE::Kind/name (namespace ns): MESSAGE
 //
-// (warning -> ::warning, info -> ::notice) and nothing else, so that the
+// (warning -> ::warning, info -> ::notice; the resource as in the text
+// format, left out when the finding has none) and nothing else, so that the
 // job log turns every line into an annotation. Unknown line and column are
 // left out; GitHub then annotates the whole file.
 func writeGitHub(w io.Writer, findings []rules.Finding) error {
@@ -36,7 +37,11 @@ func writeGitHub(w io.Writer, findings []rules.Finding) error {
 		if len(props) > 0 {
 			cmd += " " + strings.Join(props, ",")
 		}
-		ew.printf("%s::%s\n", cmd, escapeGitHubData(f.Message))
+		msg := f.Message
+		if r := f.Resource.Label(); r != "" {
+			msg = r + ": " + msg
+		}
+		ew.printf("%s::%s\n", cmd, escapeGitHubData(msg))
 	}
 	return ew.err
 }

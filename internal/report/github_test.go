@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/rules"
 )
 
@@ -35,6 +36,18 @@ func TestGitHubCommands(t *testing.T) {
 		{"message escaping",
 			rules.Finding{Rule: "r", Severity: rules.Error, Message: "100% a:b, c\r\nd\ne %0A", File: "a.yaml", Line: 1, Column: 1},
 			"::error file=a.yaml,line=1,col=1,title=r::100%25 a:b, c%0D%0Ad%0Ae %250A"},
+		{"resource",
+			rules.Finding{Rule: "r", Severity: rules.Error, Message: "m", File: "a.yaml", Line: 1, Column: 1,
+				Resource: manifest.Resource{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}},
+			"::error file=a.yaml,line=1,col=1,title=r::Deployment/web: m"},
+		{"resource with a namespace",
+			rules.Finding{Rule: "r", Severity: rules.Warning, Message: "m", File: "a.yaml", Line: 1, Column: 1,
+				Resource: manifest.Resource{Kind: "Service", Namespace: "prod", Name: "web"}},
+			"::warning file=a.yaml,line=1,col=1,title=r::Service/web (namespace prod): m"},
+		{"resource escaping",
+			rules.Finding{Rule: "r", Severity: rules.Error, Message: "m", File: "a.yaml", Line: 1, Column: 1,
+				Resource: manifest.Resource{Kind: "K", Namespace: "100%", Name: "a\r\n::error file=x.yaml::forged"}},
+			"::error file=a.yaml,line=1,col=1,title=r::K/a%0D%0A::error file=x.yaml::forged (namespace 100%25): m"},
 		{"property escaping",
 			rules.Finding{Rule: "r:1,2", Severity: rules.Error, Message: "m", File: "dir,x/c:d%\n.yaml", Line: 1, Column: 1},
 			"::error file=dir%2Cx/c%3Ad%25%0A.yaml,line=1,col=1,title=r%3A1%2C2::m"},

@@ -1,8 +1,9 @@
 // Package report prints findings for humans and for tools. The formats are
 // part of shipshape's public interface:
 //
-//   - text: one line per finding, `file:line:col: severity rule: message`,
-//     then a one-line summary;
+//   - text: one line per finding,
+//     `file:line:col: severity rule: Kind/name (namespace ns): message`
+//     (the resource only when the finding has one), then a one-line summary;
 //   - json: {"findings": [...], "summary": {...}} with a fixed key order;
 //   - sarif: SARIF 2.1.0, one run, for code-scanning dashboards;
 //   - github: GitHub Actions workflow commands (::error, ::warning, ::notice);
@@ -107,11 +108,11 @@ func (e *errWriter) printf(format string, args ...any) {
 	}
 }
 
-// sanitize makes s safe to print on one terminal line: control characters
+// Sanitize makes s safe to print on one terminal line: control characters
 // (C0 except tab, DEL, C1) and invalid UTF-8 become visible escapes, so that
 // a value quoted from a manifest cannot move the cursor, recolour the
 // terminal or split a finding over two lines.
-func sanitize(s string) string {
+func Sanitize(s string) string {
 	clean := true
 	for _, r := range s {
 		if isControl(r) || r == utf8.RuneError {

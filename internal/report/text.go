@@ -18,13 +18,17 @@ const (
 
 // writeText prints one line per finding,
 //
-//	file:line:col: severity rule: message [fixable]
+//	file:line:col: severity rule: Kind/name (namespace ns): message [fixable]
 //
-// and then the summary line (see summaryLine).
+// and then the summary line (see summaryLine). The resource part is left
+// out when the finding has none (yaml-syntax, read-error) and the
+// namespace part when the object declares none, so that file-level
+// findings read "file:line:col: severity rule: message". The line starts
+// with "file:line:col: " whatever follows, for editors' problem matchers.
 func writeText(w io.Writer, findings []rules.Finding, sum Summary, opt Options) error {
 	ew := &errWriter{w: w}
 	for _, f := range findings {
-		pos := sanitize(position(f))
+		pos := Sanitize(position(f))
 		sev := f.Severity.String()
 		if opt.Color {
 			pos = ansiBold + pos + ansiReset
@@ -34,7 +38,11 @@ func writeText(w io.Writer, findings []rules.Finding, sum Summary, opt Options) 
 		if f.Fixable() {
 			fixable = " [fixable]"
 		}
-		ew.printf("%s: %s %s: %s%s\n", pos, sev, sanitize(f.Rule), sanitize(f.Message), fixable)
+		res := ""
+		if r := f.Resource.Label(); r != "" {
+			res = Sanitize(r) + ": "
+		}
+		ew.printf("%s: %s %s: %s%s%s\n", pos, sev, Sanitize(f.Rule), res, Sanitize(f.Message), fixable)
 	}
 	ew.printf("%s\n", summaryLine(sum, opt.FixCommand))
 	return ew.err

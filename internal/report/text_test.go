@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/rules"
 	"github.com/shipshape-dev/shipshape/transformers"
 )
@@ -65,6 +66,10 @@ func TestTextLines(t *testing.T) {
 		{"colour info",
 			rules.Finding{Rule: "r", Severity: rules.Info, Message: "m", File: "a.yaml", Line: 4, Column: 1},
 			true, "\x1b[1ma.yaml:4:1\x1b[0m: \x1b[36minfo\x1b[0m r: m"},
+		{"colour with a resource",
+			rules.Finding{Rule: "r", Severity: rules.Error, Message: "m", File: "a.yaml", Line: 1, Column: 2,
+				Resource: manifest.Resource{Kind: "Deployment", Namespace: "prod", Name: "web"}},
+			true, "\x1b[1ma.yaml:1:2\x1b[0m: \x1b[31merror\x1b[0m r: Deployment/web (namespace prod): m"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,6 +87,77 @@ func TestTextLines(t *testing.T) {
 			}
 			if strings.Contains(lines[1], "\x1b") {
 				t.Errorf("summary line is coloured: %q", lines[1])
+			}
+		})
+	}
+}
+
+// The resource goes between the rule and the message, after the
+// "file:line:col: " prefix that editors' problem matchers read, and is
+// written like krm.Describe's "Kind/name (namespace ns)".
+func TestTextResource(t *testing.T) {
+	at := func(r manifest.Resource) rules.Finding {
+		return rules.Finding{Rule: "ambiguous-scalar", Severity: rules.Error, Message: "quote it",
+			Resource: r, Field: "metadata.labels.active", File: "deploy.yaml", Line: 7, Column: 13}
+	}
+	tests := []struct {
+		name string
+		f    rules.Finding
+		want string
+	}{
+		{"no resource keeps the file-level shape",
+			rules.Finding{Rule: "yaml-syntax", Severity: rules.Error, Message: "did not find expected key", File: "deploy.yaml", Line: 3, Column: 1},
+			"deploy.yaml:3:1: error yaml-syntax: did not find expected key"},
+		{"no resource, no position",
+			rules.Finding{Rule: "read-error", Severity: rules.Error, Message: "permission denied", File: "deploy.yaml"},
+			"deploy.yaml: error read-error: permission denied"},
+		{"apiVersion alone is no resource",
+			at(manifest.Resource{APIVersion: "v1"}),
+			"deploy.yaml:7:13: error ambiguous-scalar: quote it"},
+		{"kind and name",
+			at(manifest.Resource{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}),
+			"deploy.yaml:7:13: error ambiguous-scalar: Deployment/web: quote it"},
+		{"with a namespace",
+			at(manifest.Resource{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "prod", Name: "web"}),
+			"deploy.yaml:7:13: error ambiguous-scalar: Deployment/web (namespace prod): quote it"},
+		{"kind without a name",
+			at(manifest.Resource{Kind: "ConfigMap"}),
+			"deploy.yaml:7:13: error ambiguous-scalar: ConfigMap: quote it"},
+		{"name without a kind",
+			at(manifest.Resource{Namespace: "prod", Name: "web"}),
+			"deploy.yaml:7:13: error ambiguous-scalar: web (namespace prod): quote it"},
+		{"fixable",
+			func() rules.Finding {
+				f := at(manifest.Resource{Kind: "Deployment", Name: "web"})
+				f.Fix = &transformers.Fix{}
+				return f
+			}(),
+			"deploy.yaml:7:13: error ambiguous-scalar: Deployment/web: quote it [fixable]"},
+		{"hostile name, namespace and kind are made visible",
+			at(manifest.Resource{
+				Kind:      "Deploy\x1b]0;pwned\x07ment",
+				Namespace: "prod\r\nother.yaml:1:1: error fake: forged",
+				Name:      "web\n\x1b[2J\x1b[31mred\u009b\xff",
+			}),
+			`deploy.yaml:7:13: error ambiguous-scalar: Deploy\x1b]0;pwned\x07ment/web\n\x1b[2J\x1b[31mred\u009b\xff` +
+				` (namespace prod\r\nother.yaml:1:1: error fake: forged): quote it`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			fs := []rules.Finding{tt.f}
+			if err := Write(&buf, "text", fs, Count(fs), nil, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+			if len(lines) != 2 {
+				t.Fatalf("want a finding line and a summary line, got %q", buf.String())
+			}
+			if lines[0] != tt.want {
+				t.Errorf("got  %q\nwant %q", lines[0], tt.want)
+			}
+			if strings.ContainsAny(lines[0], "\x1b\r") {
+				t.Errorf("control character on the line: %q", lines[0])
 			}
 		})
 	}
