@@ -32,7 +32,15 @@ fields that accept numbers by design (ports given as IntOrString, resource
 quantities such as ` + "`cpu: 0.5`" + `) are never reported. A null (` + "`~`" + `) only counts inside
 string maps and lists, where it deletes or blanks the entry.
 
-The fix double-quotes the value, keeping the text you wrote.`,
+An explicit tag decides the type whatever the quoting: ` + "`!!int \"3\"`" + ` is the number 3
+and ` + "`!!bool \"yes\"`" + ` is true for kubectl, while ` + "`!!str 3`" + ` is a string. An alias is
+the value its anchor names: ` + "`*port`" + ` after ` + "`&port 8080`" + ` is the number 8080 wherever the
+anchor stands, and is reported at the alias.
+
+The fix double-quotes the value, keeping the text you wrote. A tagged value is
+reported without a fix: remove the tag. An anchored value is quoted only when
+every use of it (the anchor and each alias) is a string field, since quoting it
+changes them all; otherwise write the string in place of the alias.`,
 	Bad: `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -91,6 +99,22 @@ var (
 type scalarWalker struct {
 	p    *Pass
 	path fieldPath
+	// uses counts, for each anchored plain scalar, the string positions it
+	// was met in, as itself or through an alias; pending holds the findings
+	// whose fix quotes such a scalar until the walk has shown whether every
+	// use of it wants a string.
+	uses    map[*yaml.Node]int
+	pending []pendingFinding
+}
+
+// pendingFinding is a finding at node whose fix quotes anchor: reported
+// with fix and message when every use of anchor wants a string, else with
+// no fix and unfixed.
+type pendingFinding struct {
+	anchor, node     *yaml.Node
+	path             string
+	fix              *transformers.Fix
+	message, unfixed string
 }
 
 func checkAmbiguous(p *Pass) {
@@ -98,18 +122,19 @@ func checkAmbiguous(p *Pass) {
 	obj := p.Object
 	if t, ok := schema.ForObject(obj.APIVersion, obj.Kind); ok {
 		w.typed(obj.Node, t, false)
-		return
+	} else {
+		switch {
+		case obj.Kind == "Kustomization" && obj.Group() == "kustomize.config.k8s.io":
+			w.kustomization(obj.Node)
+		case obj.Kind == "CustomResourceDefinition":
+			// Its schema mentions metadata, selectors and templates as
+			// property names; only its own metadata holds values.
+			w.field(obj.Node, "metadata", objectMetaType)
+		default:
+			w.generic(obj.Node)
+		}
 	}
-	switch {
-	case obj.Kind == "Kustomization" && obj.Group() == "kustomize.config.k8s.io":
-		w.kustomization(obj.Node)
-	case obj.Kind == "CustomResourceDefinition":
-		// Its schema mentions metadata, selectors and templates as
-		// property names; only its own metadata holds values.
-		w.field(obj.Node, "metadata", objectMetaType)
-	default:
-		w.generic(obj.Node)
-	}
+	w.finish()
 }
 
 func (w *scalarWalker) field(m *yaml.Node, key string, t schema.Type) {
@@ -225,7 +250,7 @@ func (w *scalarWalker) typed(n *yaml.Node, t schema.Type, inCollection bool) {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			depth := len(w.path)
-			w.path = w.path.key(k.Value)
+			w.path = w.path.key(keyName(k))
 			w.scalar(k, true, true)
 			w.typed(v, elem, true)
 			w.path = w.path[:depth]
@@ -235,35 +260,246 @@ func (w *scalarWalker) typed(n *yaml.Node, t schema.Type, inCollection bool) {
 	}
 }
 
+// scalar judges a value or key n in a string position: what kubectl reads
+// from it, and whether that is the string it looks like.
 func (w *scalarWalker) scalar(n *yaml.Node, inCollection, isKey bool) {
-	// Quoted, block, tagged and alias nodes are strings already (or not
-	// scalars); only plain text is re-read by YAML 1.1.
-	if n.Kind != yaml.ScalarNode || n.Style != 0 {
-		return
+	switch {
+	case n.Kind == yaml.ScalarNode && n.Style == 0:
+		w.plain(n, inCollection, isKey)
+	case n.Kind == yaml.ScalarNode && n.Style&yaml.TaggedStyle != 0:
+		w.tagged(n, inCollection, isKey)
+	case n.Kind == yaml.AliasNode && n.Alias != nil:
+		w.alias(n, inCollection, isKey)
+	}
+	// Quoted and block scalars are strings; a mapping or a sequence in a
+	// string position is type-mismatch's finding.
+}
+
+// plain: only plain text is re-read by YAML 1.1.
+func (w *scalarWalker) plain(n *yaml.Node, inCollection, isKey bool) {
+	if n.Anchor != "" {
+		w.use(n)
 	}
 	v, ok := yaml11.Resolve(n.Value)
-	if !ok || v.Kind == yaml11.Null && !inCollection {
+	if !ok || !changes(n.Value, v, inCollection, isKey) {
 		return
 	}
-	quoted := strconv.Quote(n.Value)
+	lead := "unquoted value " + shown(n.Value) + isReadAs
 	if isKey {
 		// Non-string keys are turned back into text on the way to JSON:
 		// 404 stays "404", but on becomes "true" and 0x1F becomes "31".
-		if v.Kind != yaml11.Null && v.Text == n.Value {
-			return
-		}
-		w.p.Report(n, w.path.String(), transformers.Quote(n),
-			"unquoted key %s is read by kubectl (YAML 1.1) as %s, so the key becomes %s, not %s: quote it (%s)",
-			n.Value, v.Describe(), keyText(v), quoted, quoted)
+		lead = "unquoted key " + n.Value + isReadAs
+	}
+	remedy := "quote it (" + strconv.Quote(n.Value) + ")"
+	path := w.path.String()
+	switch {
+	case n.Value == "":
+		// QuoteScalar has nothing to quote in `key:`; whether "" or no
+		// entry is meant is the author's call.
+		w.p.Report(n, path, nil, "%s", readAs(lead, v, n.Value, isKey, remedy))
+		return
+	case n.Anchor == "":
+		w.p.Report(n, path, transformers.Quote(n), "%s", readAs(lead, v, n.Value, isKey, remedy))
 		return
 	}
-	shown := n.Value
-	if shown == "" {
-		shown = "(empty)"
+	// Quoting an anchored scalar changes its aliases too: fixable only if
+	// they all want a string.
+	w.pending = append(w.pending, pendingFinding{
+		anchor: n, node: n, path: path, fix: transformers.Quote(n),
+		message: readAs(lead, v, n.Value, isKey, remedy),
+		unfixed: readAs(lead, v, n.Value, isKey,
+			remedy+" (not fixed automatically: quoting &"+n.Anchor+" changes every *"+n.Anchor+" too)"),
+	})
+}
+
+// tagged: an explicit tag decides the type whatever the quoting, so
+// !!int "3" is a number for kubectl; !!str and tags v2 does not resolve
+// (!foo) leave the text a string. No fix: quoting does not remove a tag.
+func (w *scalarWalker) tagged(n *yaml.Node, inCollection, isKey bool) {
+	tag := n.ShortTag()
+	if tag == "!!str" || tag == "!!binary" {
+		return // a string (!!binary: the one its base64 text decodes to)
 	}
-	w.p.Report(n, w.path.String(), transformers.Quote(n),
-		"unquoted value %s is read by kubectl (YAML 1.1) as %s, not the string %s: quote it (%s)",
-		shown, v.Describe(), quoted, quoted)
+	v, ok, err := yaml11.ResolveTagged(tag, n.Value)
+	what := "value"
+	if isKey {
+		what = "key"
+	}
+	subject := "tagged " + what + " " + taggedText(tag, n)
+	remedy := "remove the tag (write " + strconv.Quote(n.Value) + ")"
+	switch {
+	case err != nil:
+		w.p.Report(n, w.path.String(), nil,
+			"%s is not a string, and kubectl (YAML 1.1) cannot read the document (%v): %s", subject, err, remedy)
+	case ok && v.Kind != yaml11.String && changes(n.Value, v, inCollection, isKey):
+		w.p.Report(n, w.path.String(), nil, "%s", readAs(subject+isReadAs, v, n.Value, isKey, remedy))
+	}
+}
+
+// alias: kubectl replaces *a by the node &a names, so the alias is what
+// that node is, wherever the anchor stands.
+func (w *scalarWalker) alias(n *yaml.Node, inCollection, isKey bool) {
+	target := n.Alias
+	if target.Kind != yaml.ScalarNode {
+		return
+	}
+	var v yaml11.Value
+	var ok bool
+	switch {
+	case target.Style == 0:
+		w.use(target)
+		v, ok = yaml11.Resolve(target.Value)
+	case target.Style&yaml.TaggedStyle != 0:
+		v, ok, _ = yaml11.ResolveTagged(target.ShortTag(), target.Value)
+		// An error is reported at the anchor, where kubectl fails.
+	}
+	if !ok || v.Kind == yaml11.String || !changes(target.Value, v, inCollection, isKey) {
+		return
+	}
+	text := target.Value
+	switch {
+	case target.Style != 0:
+		text = taggedText(target.ShortTag(), target)
+	case text == "":
+		text = "an empty value"
+	}
+	what := "alias"
+	if isKey {
+		what = "alias key"
+	}
+	// No line number for the anchor: in KRM function mode lines are
+	// renumbered per resource, in findings but not in messages.
+	lead := what + " *" + n.Value + " stands for " + text + ", which kubectl (YAML 1.1) reads as "
+	quoted := strconv.Quote(target.Value)
+	remedy := "write " + quoted + " instead of the alias"
+	path := w.path.String()
+	if target.Style != 0 || target.Value == "" {
+		w.p.Report(n, path, nil, "%s", readAs(lead, v, target.Value, isKey, remedy))
+		return
+	}
+	w.pending = append(w.pending, pendingFinding{
+		anchor: target, node: n, path: path,
+		fix: &transformers.Fix{
+			Message: "quote the anchored value &" + target.Anchor,
+			Edits:   []transformers.Edit{{Op: transformers.QuoteScalar, Node: target}},
+		},
+		message: readAs(lead, v, target.Value, isKey, "quote the anchored value (&"+target.Anchor+" "+quoted+")"),
+		unfixed: readAs(lead, v, target.Value, isKey,
+			remedy+", or quote the anchored value if every use of &"+target.Anchor+" wants a string"),
+	})
+}
+
+// use records that the anchored plain scalar n is used in a string position.
+func (w *scalarWalker) use(n *yaml.Node) {
+	if w.uses == nil {
+		w.uses = map[*yaml.Node]int{}
+	}
+	w.uses[n]++
+}
+
+// finish reports the findings held back: quoting an anchored scalar is a
+// fix only when every use of it is a string position the walk met. Its
+// uses are the anchor, each alias to it, and each alias to a mapping or
+// sequence holding it (which copies it elsewhere, a merge key too); those
+// copies are never walked, so any of them makes it unfixable. The uses are
+// counted in the whole document, which the object is, unless it is an
+// item of a List: then nothing anchored is fixed.
+func (w *scalarWalker) finish() {
+	if len(w.pending) == 0 {
+		return
+	}
+	var refs map[*yaml.Node]int
+	if root := w.p.Object.Node; w.p.Object.Item < 0 {
+		refs = map[*yaml.Node]int{}
+		countRefs(root, refs)
+		countCopies(root, refs, false)
+	}
+	for _, pf := range w.pending {
+		if refs != nil && refs[pf.anchor] == w.uses[pf.anchor] {
+			w.p.Report(pf.node, pf.path, pf.fix, "%s", pf.message)
+		} else {
+			w.p.Report(pf.node, pf.path, nil, "%s", pf.unfixed)
+		}
+	}
+}
+
+// countRefs counts, for each anchored node under n, the anchor itself and
+// every alias to it. Aliases are not followed: nothing is expanded.
+func countRefs(n *yaml.Node, refs map[*yaml.Node]int) {
+	if n.Anchor != "" {
+		refs[n]++
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		refs[n.Alias]++
+	}
+	for _, c := range n.Content {
+		countRefs(c, refs)
+	}
+}
+
+// countCopies adds a use to every anchored node inside an aliased mapping
+// or sequence (one with more references than its anchor).
+func countCopies(n *yaml.Node, refs map[*yaml.Node]int, inside bool) {
+	if inside && n.Anchor != "" {
+		refs[n]++
+	}
+	inside = inside || n.Anchor != "" && n.Kind != yaml.ScalarNode && refs[n] > 1
+	for _, c := range n.Content {
+		countCopies(c, refs, inside)
+	}
+}
+
+// changes reports whether kubectl's reading v of text (in a string
+// position) is not the string text. A null only matters in a list or map,
+// where it deletes or blanks the entry (for a field it means unset); a key
+// only when its text changes, since keys are turned back into text on the
+// way to JSON.
+func changes(text string, v yaml11.Value, inCollection, isKey bool) bool {
+	switch {
+	case v.Kind == yaml11.Null:
+		return inCollection
+	case isKey:
+		return v.Text != text
+	}
+	return true
+}
+
+const isReadAs = " is read by kubectl (YAML 1.1) as "
+
+// readAs is the finding's message: lead (which says what is read as what)
+// v, not the string text, and what to do.
+func readAs(lead string, v yaml11.Value, text string, isKey bool, remedy string) string {
+	if isKey {
+		return lead + v.Describe() + ", so the key becomes " + keyText(v) + ", not " + strconv.Quote(text) + ": " + remedy
+	}
+	return lead + v.Describe() + ", not the string " + strconv.Quote(text) + ": " + remedy
+}
+
+func shown(s string) string {
+	if s == "" {
+		return "(empty)"
+	}
+	return s
+}
+
+// taggedText shows a tagged scalar roughly as written: !!int "3", !!bool yes.
+func taggedText(tag string, n *yaml.Node) string {
+	switch {
+	case n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0:
+		return tag + " " + strconv.Quote(n.Value)
+	case n.Value == "":
+		return tag
+	}
+	return tag + " " + n.Value
+}
+
+// keyName is the text of a map key for the field path: an alias key is
+// named by the scalar it stands for.
+func keyName(k *yaml.Node) string {
+	if k.Kind == yaml.AliasNode && k.Alias != nil && k.Alias.Kind == yaml.ScalarNode {
+		return k.Alias.Value
+	}
+	return k.Value
 }
 
 func keyText(v yaml11.Value) string {
