@@ -3,13 +3,11 @@ package transformers
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/corpus"
 )
 
 // FuzzApplyBytes picks edits from the parsed input and applies them. Whatever
@@ -71,23 +69,9 @@ func exercise(src []byte, pick uint16, max int) error {
 
 // TestCorpus exercises the appliers on real manifests from other projects.
 func TestCorpus(t *testing.T) {
-	var files []string
-	filepath.WalkDir("../../shared/corpus", func(path string, d fs.DirEntry, err error) error {
-		if err == nil && (strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
-			files = append(files, path)
-		}
-		return nil
-	})
-	if len(files) == 0 || testing.Short() {
-		t.Skip("no corpus at ../../shared/corpus, or -short")
-	}
-	for i, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := exercise(bytes.TrimPrefix(src, []byte("\ufeff")), uint16(i), 24); err != nil {
-			t.Errorf("%s: %v", f, err)
+	for i, f := range corpus.Sample(t, corpus.Files(t), nil) {
+		if err := exercise(bytes.TrimPrefix(f.Data, []byte("\ufeff")), uint16(i), 24); err != nil {
+			t.Errorf("%s: %v", f.Path, err)
 		}
 	}
 }

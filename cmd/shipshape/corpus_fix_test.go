@@ -3,23 +3,45 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shipshape-dev/shipshape/internal/corpus"
 )
 
-// TestCorpusFixProperty fixes a temporary copy of the corpus and checks
-// what fix promises: unchanged files are byte-identical, changed files
-// differ only on lines that had fixable findings, and re-linting finds no
-// fixable finding left. The LWS ordering fix inserts annotation lines
-// rather than editing lines in place; TestLWSOnlyAddsLines covers it, so it
-// is left out here.
+// TestCorpusFixProperty fixes a temporary copy of the corpus (under the
+// race detector, a sample of it and every file with a fixable finding:
+// corpus.Sample) and checks what fix promises:
+// unchanged files are byte-identical, changed files differ only on lines
+// that had fixable findings, and re-linting finds no fixable finding left.
+// The LWS ordering fix inserts annotation lines rather than editing lines
+// in place; TestLWSOnlyAddsLines covers it, so it is left out here.
 func TestCorpusFixProperty(t *testing.T) {
-	src := corpusDir(t)
+	var fixable map[string]bool
+	if corpus.Stride() > 1 {
+		// A sample may hold no fixable finding: keep the files that do.
+		dir := corpus.Dir(t)
+		fixable = map[string]bool{}
+		for _, f := range lintJSON(t, dir).Findings {
+			if f.Fixable {
+				rel, _ := filepath.Rel(dir, f.File)
+				fixable[rel] = true
+			}
+		}
+	}
+	files := corpus.Sample(t, corpus.Files(t), func(f corpus.File) bool { return fixable[f.Path] })
 	dst := t.TempDir()
-	copyTree(t, src, dst)
+	for _, f := range files {
+		p := filepath.Join(dst, f.Path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	before := lintJSON(t, dst)
 	fixLines := map[string]map[int]bool{}
@@ -35,38 +57,33 @@ func TestCorpusFixProperty(t *testing.T) {
 	run([]string{"fix", "--fail-on", "none", "--disable", lwsOrderRules, dst}, strings.NewReader(""), &out, &out)
 
 	changed := 0
-	filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		orig, _ := os.ReadFile(p)
-		fixed, err := os.ReadFile(filepath.Join(dst, rel))
+	for _, f := range files {
+		orig, p := f.Data, filepath.Join(dst, f.Path)
+		fixed, err := os.ReadFile(p)
 		if err != nil {
-			t.Errorf("%s: %v", rel, err)
-			return nil
+			t.Errorf("%s: %v", f.Path, err)
+			continue
 		}
 		if bytes.Equal(orig, fixed) {
-			return nil
+			continue
 		}
 		changed++
-		allowed := fixLines[filepath.Join(dst, rel)]
+		allowed := fixLines[p]
 		if allowed == nil {
-			t.Errorf("%s changed but had no fixable finding", rel)
-			return nil
+			t.Errorf("%s changed but had no fixable finding", f.Path)
+			continue
 		}
 		a, b := bytes.Split(orig, []byte("\n")), bytes.Split(fixed, []byte("\n"))
 		if len(a) != len(b) {
-			t.Errorf("%s: line count changed from %d to %d", rel, len(a), len(b))
-			return nil
+			t.Errorf("%s: line count changed from %d to %d", f.Path, len(a), len(b))
+			continue
 		}
 		for i := range a {
 			if !bytes.Equal(a[i], b[i]) && !allowed[i+1] {
-				t.Errorf("%s:%d changed without a finding there:\n-%s\n+%s", rel, i+1, a[i], b[i])
+				t.Errorf("%s:%d changed without a finding there:\n-%s\n+%s", f.Path, i+1, a[i], b[i])
 			}
 		}
-		return nil
-	})
+	}
 	if changed == 0 {
 		t.Error("fix changed no corpus file; the corpus has fixable findings")
 	}

@@ -4,35 +4,19 @@ import (
 	"bytes"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// corpusDir finds ../shared/corpus (real manifests from public projects),
-// or skips: a fresh clone without it still passes go test ./...
-func corpusDir(tb testing.TB) string {
-	dir := os.Getenv("SHIPSHAPE_CORPUS")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "corpus")
-	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		tb.Skipf("corpus not found at %s (set SHIPSHAPE_CORPUS to run this)", dir)
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return abs
-}
+	"github.com/shipshape-dev/shipshape/internal/corpus"
+)
 
 // TestCorpusSmoke lints every manifest of the corpus. Every finding must be
 // in testdata/corpus/lint-expected.txt, which was read line by line: a
 // false positive is a bug to fix, not a line to accept.
 func TestCorpusSmoke(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
-	dir := corpusDir(t)
+	dir := corpus.Dir(t)
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"lint", "--fail-on", "none", dir}, strings.NewReader(""), &stdout, &stderr)
 	if code != exitOK {
@@ -58,7 +42,7 @@ func corpusBytes(b *testing.B, dir string) int64 {
 // BenchmarkLintCorpus measures `shipshape lint` over the whole corpus
 // in-process; MB/s is over the YAML bytes read.
 func BenchmarkLintCorpus(b *testing.B) {
-	dir := corpusDir(b)
+	dir := corpus.Dir(b)
 	b.SetBytes(corpusBytes(b, dir))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -68,7 +52,7 @@ func BenchmarkLintCorpus(b *testing.B) {
 
 // BenchmarkFixCheckCorpus measures `shipshape fix --check` (no writes).
 func BenchmarkFixCheckCorpus(b *testing.B) {
-	dir := corpusDir(b)
+	dir := corpus.Dir(b)
 	b.SetBytes(corpusBytes(b, dir))
 	b.ReportAllocs()
 	for b.Loop() {

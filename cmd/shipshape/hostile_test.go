@@ -115,13 +115,11 @@ func TestHostileInputs(t *testing.T) {
 	os.Symlink("loop.yaml", filepath.Join(dir, "loop.yaml"))
 	os.Symlink("..", filepath.Join(dir, "dir with space", "up"))
 
-	start := time.Now()
+	// A hang is caught by go test's -timeout; a wall-clock limit here would
+	// only fail on a busy machine.
 	findings, code, stderr := lintFindings(t, "--fail-on", "none", dir)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	if d := time.Since(start); d > time.Minute {
-		t.Errorf("the run took %v", d)
 	}
 	byFile := map[string][]hostileFinding{}
 	for _, f := range findings {

@@ -47,6 +47,41 @@ func Files(tb testing.TB) []File {
 	return files
 }
 
+// RaceStride is how thinly tests sample the corpus under the race detector.
+// The detector makes a run about ten times slower, and the whole corpus
+// adds data, not concurrency: a sample drives the same concurrent paths. So
+// under -race the corpus-wide tests read every RaceStride-th file, and
+// .ci/run runs them once more without -race over every file (by name:
+// tests that call Sample have Corpus in their name).
+const RaceStride = 8
+
+// Stride is 1, or RaceStride when the race detector is on.
+func Stride() int {
+	if raceEnabled {
+		return RaceStride
+	}
+	return 1
+}
+
+// Sample is what a corpus-wide test reads of files: all of them, or under
+// the race detector every Stride-th (in walk order, so the same ones each
+// run) and those keep (when not nil) picks, which it logs on tb.
+func Sample(tb testing.TB, files []File, keep func(File) bool) []File {
+	tb.Helper()
+	stride := Stride()
+	if stride == 1 {
+		return files
+	}
+	var out []File
+	for i, f := range files {
+		if i%stride == 0 || keep != nil && keep(f) {
+			out = append(out, f)
+		}
+	}
+	tb.Logf("race detector on: %d of the corpus's %d files (every %dth, and those the test needs)", len(out), len(files), stride)
+	return out
+}
+
 // Bytes is the total size of files.
 func Bytes(files []File) int64 {
 	var n int64
