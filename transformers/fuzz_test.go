@@ -69,6 +69,9 @@ func exercise(src []byte, pick uint16, max int) error {
 
 // TestCorpus exercises the appliers on real manifests from other projects.
 func TestCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
 	for i, f := range corpus.Sample(t, corpus.Files(t), nil) {
 		if err := exercise(bytes.TrimPrefix(f.Data, []byte("\ufeff")), uint16(i), 24); err != nil {
 			t.Errorf("%s: %v", f.Path, err)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"io"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,24 +25,11 @@ func TestCorpusSmoke(t *testing.T) {
 	golden(t, filepath.Join("..", "..", "testdata", "corpus", "lint-expected.txt"), []byte(got))
 }
 
-func corpusBytes(b *testing.B, dir string) int64 {
-	var n int64
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
-			if info, err := d.Info(); err == nil {
-				n += info.Size()
-			}
-		}
-		return nil
-	})
-	return n
-}
-
 // BenchmarkLintCorpus measures `shipshape lint` over the whole corpus
 // in-process; MB/s is over the YAML bytes read.
 func BenchmarkLintCorpus(b *testing.B) {
 	dir := corpus.Dir(b)
-	b.SetBytes(corpusBytes(b, dir))
+	b.SetBytes(corpus.Bytes(corpus.Files(b)))
 	b.ReportAllocs()
 	for b.Loop() {
 		run([]string{"lint", "--fail-on", "none", "--format", "json", dir}, strings.NewReader(""), io.Discard, io.Discard)
@@ -53,7 +39,7 @@ func BenchmarkLintCorpus(b *testing.B) {
 // BenchmarkFixCheckCorpus measures `shipshape fix --check` (no writes).
 func BenchmarkFixCheckCorpus(b *testing.B) {
 	dir := corpus.Dir(b)
-	b.SetBytes(corpusBytes(b, dir))
+	b.SetBytes(corpus.Bytes(corpus.Files(b)))
 	b.ReportAllocs()
 	for b.Loop() {
 		run([]string{"fix", "--check", "--fail-on", "none", dir}, strings.NewReader(""), io.Discard, io.Discard)
