@@ -5,15 +5,15 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/schema"
 	"github.com/shipshape-dev/shipshape/internal/yaml11"
-	"github.com/shipshape-dev/shipshape/transformers"
 )
 
-var ambiguousScalar = Register(&Rule{
+var ambiguousScalar = Register(&analysis.Rule{
 	ID:       "ambiguous-scalar",
-	Severity: Error,
+	Severity: analysis.Error,
 	Summary:  "An unquoted value in a string field is read by kubectl as a bool, number or null",
 	Doc: `kubectl and the Kubernetes API machinery decode manifests as YAML 1.1, where an
 unquoted ` + "`yes`, `no`, `on`, `off`, `y`, `n`, `true`" + ` (any spelling) is a boolean,
@@ -97,8 +97,8 @@ var (
 
 // scalarWalker visits the string positions of one object.
 type scalarWalker struct {
-	p    *Pass
-	path fieldPath
+	p    *analysis.Pass
+	path manifest.FieldPath
 	// uses counts, for each anchored plain scalar, the string positions it
 	// was met in, as itself or through an alias; pending holds the findings
 	// whose fix quotes such a scalar until the walk has shown whether every
@@ -113,12 +113,12 @@ type scalarWalker struct {
 type pendingFinding struct {
 	anchor, node     *yaml.Node
 	path             string
-	fix              *transformers.Fix
+	fix              *analysis.Fix
 	message, unfixed string
 }
 
-func checkAmbiguous(p *Pass) {
-	w := &scalarWalker{p: p, path: make(fieldPath, 0, 16)}
+func checkAmbiguous(p *analysis.Pass) {
+	w := &scalarWalker{p: p, path: make(manifest.FieldPath, 0, 16)}
 	obj := p.Object
 	if t, ok := schema.ForObject(obj.APIVersion, obj.Kind); ok {
 		w.typed(obj.Node, t, false)
@@ -140,7 +140,7 @@ func checkAmbiguous(p *Pass) {
 func (w *scalarWalker) field(m *yaml.Node, key string, t schema.Type) {
 	if v := manifest.MapGet(m, key); v != nil {
 		n := len(w.path)
-		w.path = w.path.key(key)
+		w.path = w.path.Key(key)
 		w.typed(v, t, false)
 		w.path = w.path[:n]
 	}
@@ -155,7 +155,7 @@ func (w *scalarWalker) kustomization(root *yaml.Node) {
 	if labels := manifest.MapGet(root, "labels"); labels != nil && labels.Kind == yaml.SequenceNode {
 		for i, l := range labels.Content {
 			n := len(w.path)
-			w.path = w.path.key("labels").index(i)
+			w.path = w.path.Key("labels").Index(i)
 			w.field(l, "pairs", stringMapType)
 			w.path = w.path[:n]
 		}
@@ -170,7 +170,7 @@ func (w *scalarWalker) generic(n *yaml.Node) {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			depth := len(w.path)
-			w.path = w.path.key(k.Value)
+			w.path = w.path.Key(k.Value)
 			switch {
 			case k.Value == "metadata" && v.Kind == yaml.MappingNode:
 				w.typed(v, objectMetaType, false)
@@ -186,7 +186,7 @@ func (w *scalarWalker) generic(n *yaml.Node) {
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
 			depth := len(w.path)
-			w.path = w.path.index(i)
+			w.path = w.path.Index(i)
 			w.generic(c)
 			w.path = w.path[:depth]
 		}
@@ -227,7 +227,7 @@ func (w *scalarWalker) typed(n *yaml.Node, t schema.Type, inCollection bool) {
 				continue
 			}
 			depth := len(w.path)
-			w.path = w.path.key(k.Value)
+			w.path = w.path.Key(k.Value)
 			w.typed(v, ft, false)
 			w.path = w.path[:depth]
 		}
@@ -238,7 +238,7 @@ func (w *scalarWalker) typed(n *yaml.Node, t schema.Type, inCollection bool) {
 		elem := t.Elem()
 		for i, c := range n.Content {
 			depth := len(w.path)
-			w.path = w.path.index(i)
+			w.path = w.path.Index(i)
 			w.typed(c, elem, true)
 			w.path = w.path[:depth]
 		}
@@ -250,7 +250,7 @@ func (w *scalarWalker) typed(n *yaml.Node, t schema.Type, inCollection bool) {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			depth := len(w.path)
-			w.path = w.path.key(keyName(k))
+			w.path = w.path.Key(keyName(k))
 			w.scalar(k, true, true)
 			w.typed(v, elem, true)
 			w.path = w.path[:depth]
@@ -299,13 +299,13 @@ func (w *scalarWalker) plain(n *yaml.Node, inCollection, isKey bool) {
 		w.p.Report(n, path, nil, "%s", readAs(lead, v, n.Value, isKey, remedy))
 		return
 	case n.Anchor == "":
-		w.p.Report(n, path, transformers.Quote(n), "%s", readAs(lead, v, n.Value, isKey, remedy))
+		w.p.Report(n, path, w.p.Quote(n, "quote the value"), "%s", readAs(lead, v, n.Value, isKey, remedy))
 		return
 	}
 	// Quoting an anchored scalar changes its aliases too: fixable only if
 	// they all want a string.
 	w.pending = append(w.pending, pendingFinding{
-		anchor: n, node: n, path: path, fix: transformers.Quote(n),
+		anchor: n, node: n, path: path, fix: w.p.Quote(n, "quote the value"),
 		message: readAs(lead, v, n.Value, isKey, remedy),
 		unfixed: readAs(lead, v, n.Value, isKey,
 			remedy+" (not fixed automatically: quoting &"+n.Anchor+" changes every *"+n.Anchor+" too)"),
@@ -379,10 +379,7 @@ func (w *scalarWalker) alias(n *yaml.Node, inCollection, isKey bool) {
 	}
 	w.pending = append(w.pending, pendingFinding{
 		anchor: target, node: n, path: path,
-		fix: &transformers.Fix{
-			Message: "quote the anchored value &" + target.Anchor,
-			Edits:   []transformers.Edit{{Op: transformers.QuoteScalar, Node: target}},
-		},
+		fix:     w.p.Quote(target, "quote the anchored value &"+target.Anchor),
 		message: readAs(lead, v, target.Value, isKey, "quote the anchored value (&"+target.Anchor+" "+quoted+")"),
 		unfixed: readAs(lead, v, target.Value, isKey,
 			remedy+", or quote the anchored value if every use of &"+target.Anchor+" wants a string"),

@@ -8,19 +8,20 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/engine"
+	"github.com/shipshape-dev/shipshape/internal/fixer"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/rules"
-	"github.com/shipshape-dev/shipshape/transformers"
 )
 
 var update = flag.Bool("update", false, "rewrite the *.fixed.yaml files under testdata/ambiguous-scalar")
 
 // lintAmbiguous lints one file and returns its ambiguous-scalar findings as
 // "line:col field: message", fixable ones ending in " [fix]".
-func lintAmbiguous(t *testing.T, name string, src []byte) ([]string, []rules.Finding) {
+func lintAmbiguous(t *testing.T, name string, src []byte) ([]string, []analysis.Finding) {
 	t.Helper()
-	eng, err := engine.New(nil, nil, nil)
+	eng, err := engine.New(rules.All(), nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,9 +30,9 @@ func lintAmbiguous(t *testing.T, name string, src []byte) ([]string, []rules.Fin
 		t.Fatalf("%s does not parse: %v", name, f.Errors)
 	}
 	fs := eng.LintObjects(f.Objects)
-	engine.SortFindings(fs)
+	analysis.Sort(fs)
 	var out []string
-	var mine []rules.Finding
+	var mine []analysis.Finding
 	for _, fd := range fs {
 		if fd.Rule != "ambiguous-scalar" {
 			continue
@@ -115,19 +116,15 @@ func TestAmbiguousAliasesAndTags(t *testing.T) {
 				t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}
 
-			var edits []transformers.Edit
-			for _, fd := range findings {
-				if fd.Fix != nil {
-					edits = append(edits, fd.Fix.Edits...)
-				}
-			}
-			if len(edits) == 0 {
+			if len(fixer.Fixable(findings)) == 0 {
 				return // nothing to fix, no .fixed.yaml
 			}
-			fixed, err := transformers.ApplyBytes(src, edits)
-			if err != nil {
-				t.Fatalf("applying the fixes: %v", err)
+			eng := ambiguousEngine(t)
+			outs := fixer.Files(eng, eng.RunSource(path, src), fixer.Options{DryRun: true})
+			if len(outs) != 1 || outs[0].Err != nil {
+				t.Fatalf("applying the fixes: %+v", outs)
 			}
+			fixed := outs[0].Out
 			golden := strings.TrimSuffix(path, ".yaml") + ".fixed.yaml"
 			if *update {
 				if err := os.WriteFile(golden, fixed, 0o644); err != nil {
@@ -149,4 +146,13 @@ func TestAmbiguousAliasesAndTags(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ambiguousEngine runs ambiguous-scalar alone.
+func ambiguousEngine(t *testing.T) *engine.Engine {
+	eng, err := engine.New([]*analysis.Rule{rules.Get("ambiguous-scalar")}, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng
 }

@@ -3,17 +3,17 @@ package rules
 import (
 	"go.yaml.in/yaml/v3"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
-	"github.com/shipshape-dev/shipshape/transformers"
 )
 
 func isDaemonSet(obj *manifest.Object) bool {
 	return obj.Kind == "DaemonSet" && (obj.Group() == "apps" || obj.Group() == "extensions")
 }
 
-var daemonSetReplicas = Register(&Rule{
+var daemonSetReplicas = Register(&analysis.Rule{
 	ID:       "daemonset-replicas",
-	Severity: Error,
+	Severity: analysis.Error,
 	Summary:  "A DaemonSet sets spec.replicas",
 	Doc: `A DaemonSet runs one pod on every eligible node; it has no replica count.
 The field is usually left over from a Deployment turned into a DaemonSet.
@@ -52,21 +52,21 @@ spec:
           image: example/agent:1.0
 `,
 	Fixable: true,
-	Check: func(p *Pass) {
+	Check: func(p *analysis.Pass) {
 		if !isDaemonSet(p.Object) {
 			return
 		}
 		spec := manifest.MapGet(p.Object.Node, "spec")
 		if k, _ := manifest.MapEntry(spec, "replicas"); k != nil {
-			p.Report(k, "spec.replicas", transformers.Delete(spec, k),
+			p.Report(k, "spec.replicas", p.Delete(k),
 				"DaemonSet has no spec.replicas (it runs one pod per eligible node); kubectl rejects the field: remove it")
 		}
 	},
 })
 
-var daemonSetDeploymentField = Register(&Rule{
+var daemonSetDeploymentField = Register(&analysis.Rule{
 	ID:       "daemonset-deployment-field",
-	Severity: Error,
+	Severity: analysis.Error,
 	Summary:  "A DaemonSet has Deployment-only fields (strategy, progressDeadlineSeconds, paused)",
 	Doc: `When a Deployment manifest is turned into a DaemonSet, fields that only
 Deployments have are easily left behind. kubectl rejects them as unknown fields:
@@ -116,19 +116,19 @@ spec:
           image: example/agent:1.0
 `,
 	Fixable: true,
-	Check: func(p *Pass) {
+	Check: func(p *analysis.Pass) {
 		if !isDaemonSet(p.Object) {
 			return
 		}
 		spec := manifest.MapGet(p.Object.Node, "spec")
 		for _, name := range []string{"progressDeadlineSeconds", "paused"} {
 			if k, _ := manifest.MapEntry(spec, name); k != nil {
-				p.Report(k, "spec."+name, transformers.Delete(spec, k),
+				p.Report(k, "spec."+name, p.Delete(k),
 					"DaemonSet has no spec.%s (a Deployment-only field); kubectl rejects it: remove it", name)
 			}
 		}
 		if k, v := manifest.MapEntry(spec, "strategy"); k != nil {
-			fix, why := strategyFix(spec, k, v)
+			fix, why := strategyFix(p, spec, k, v)
 			msg := "DaemonSet has no spec.strategy (Deployment-only); the DaemonSet field is spec.updateStrategy"
 			if why != "" {
 				msg += ": " + why
@@ -140,9 +140,9 @@ spec:
 
 // strategyFix turns a Deployment strategy into the DaemonSet equivalent
 // where there is one; otherwise it says why not.
-func strategyFix(spec, key, val *yaml.Node) (*transformers.Fix, string) {
+func strategyFix(p *analysis.Pass, spec, key, val *yaml.Node) (*analysis.Fix, string) {
 	if val.Kind == yaml.MappingNode && len(val.Content) == 0 || manifest.IsNull(val) {
-		return transformers.Delete(spec, key), "remove the empty strategy"
+		return p.Delete(key), "remove the empty strategy"
 	}
 	if val.Kind != yaml.MappingNode {
 		return nil, "not fixable: strategy is not a mapping"
@@ -157,10 +157,7 @@ func strategyFix(spec, key, val *yaml.Node) (*transformers.Fix, string) {
 				return nil, "not fixable: strategy has a field DaemonSets lack (" + k + ")"
 			}
 		}
-		return &transformers.Fix{
-			Message: "rename strategy to updateStrategy",
-			Edits:   []transformers.Edit{{Op: transformers.RenameKey, Node: key, Value: "updateStrategy"}},
-		}, "rename it to updateStrategy"
+		return p.Rename(key, "updateStrategy", "rename strategy to updateStrategy"), "rename it to updateStrategy"
 	case "Recreate":
 		return nil, "not fixable: type Recreate has no DaemonSet equivalent (use RollingUpdate or OnDelete in updateStrategy)"
 	default:

@@ -3,12 +3,14 @@ package rules
 import (
 	"strconv"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"go.yaml.in/yaml/v3"
 )
 
-var duplicateKey = Register(&Rule{
+var duplicateKey = Register(&analysis.Rule{
 	ID:       "duplicate-key",
-	Severity: Error,
+	Severity: analysis.Error,
 	Summary:  "A mapping has the same key twice",
 	Doc: `YAML forbids a key appearing twice in one mapping, and kubectl and kustomize reject
 the document ("mapping key already defined"). Tools that accept it keep one of the
@@ -41,14 +43,14 @@ data:
 	Check:      checkDuplicateKeys,
 })
 
-func checkDuplicateKeys(p *Pass) {
-	w := &dupWalker{p: p, path: make(fieldPath, 0, 16)}
+func checkDuplicateKeys(p *analysis.Pass) {
+	w := &dupWalker{p: p, path: make(manifest.FieldPath, 0, 16)}
 	w.walk(p.Object.Node)
 }
 
 type dupWalker struct {
-	p    *Pass
-	path fieldPath
+	p    *analysis.Pass
+	path manifest.FieldPath
 	seen map[string]*yaml.Node // reused for large mappings
 }
 
@@ -61,14 +63,14 @@ func (w *dupWalker) walk(n *yaml.Node) {
 		w.mapping(n)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			depth := len(w.path)
-			w.path = w.path.key(n.Content[i].Value)
+			w.path = w.path.Key(n.Content[i].Value)
 			w.walk(n.Content[i+1])
 			w.path = w.path[:depth]
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
 			depth := len(w.path)
-			w.path = w.path.index(i)
+			w.path = w.path.Index(i)
 			w.walk(c)
 			w.path = w.path[:depth]
 		}
@@ -125,7 +127,7 @@ func comparableKey(k *yaml.Node) bool {
 // report names no line in the message: fix and the KRM function match
 // findings before and after a fix by their message, and fixes move lines.
 func (w *dupWalker) report(first, second *yaml.Node, text string) {
-	path := w.path.key(second.Value).String()
+	path := w.path.Key(second.Value).String()
 	if first.Value != second.Value {
 		w.p.Report(second, path, nil,
 			"key %s repeats the key %s above it: kubectl reads both as the key %s (YAML 1.1), so one of the values is lost or the document is rejected: remove or quote one",

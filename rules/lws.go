@@ -7,22 +7,15 @@ package rules
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/shipshape-dev/shipshape/internal/config"
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/transformers"
 )
-
-// Configurable is implemented by aggregates that read settings of the run
-// (lws.engine, lws.version); the engine calls Configure before Observe.
-type Configurable interface {
-	Configure(cfg *config.Config)
-}
 
 // lwsVersion parses lws.version ("v0.7.1", "0.8.0", "v0.8.0-rc.1") into
 // major, minor, patch.
@@ -68,9 +61,9 @@ func nameNode(obj *manifest.Object) *yaml.Node {
 	return k
 }
 
-var lwsInvalidName = Register(&Rule{
+var lwsInvalidName = Register(&analysis.Rule{
 	ID:       "lws-invalid-name",
-	Severity: Error,
+	Severity: analysis.Error,
 	Summary:  "A LeaderWorkerSet's name is not a DNS-1035 label",
 	Doc: `The LWS controller names the headless Service of a LeaderWorkerSet after it, and a
 Service name must be a DNS-1035 label: at most 63 characters, lowercase letters,
@@ -104,7 +97,7 @@ spec:
           - name: vllm
             image: vllm/vllm-openai:v0.8.5
 `,
-	Check: func(p *Pass) {
+	Check: func(p *analysis.Pass) {
 		obj := p.Object
 		if !isLWS(obj) || obj.Name == "" || strings.Contains(obj.Name, "${") {
 			return
@@ -138,9 +131,9 @@ func notDNS1035(s string) string {
 	return ""
 }
 
-var lwsServiceShadow = Register(&Rule{
+var lwsServiceShadow = Register(&analysis.Rule{
 	ID:       "lws-service-shadow",
-	Severity: Warning,
+	Severity: analysis.Warning,
 	Summary:  "A Service has the name of the headless Service a LeaderWorkerSet's controller creates",
 	Doc: `The LWS controller creates a headless Service for each LeaderWorkerSet, which gives the
 leader and worker pods their DNS names: named like the LWS (the default
@@ -197,41 +190,45 @@ spec:
   ports:
     - port: 8080
 `,
-	NewAggregate: func() Aggregate { return &shadowAgg{lws: map[string][]shadowLWS{}} },
+	Cross: analysis.Summaries(summarizeShadow, finishShadow),
 })
 
-// shadowAgg keeps LWS names with their subdomain policy, and Services.
-type shadowAgg struct {
-	lws      map[string][]shadowLWS // by namespace
-	services []shadowService
-}
-
-type shadowLWS struct{ name, policy string }
-
-type shadowService struct {
+// shadowSummary is an LWS's name and subdomain policy, or a Service's name
+// with the finding to report if it shadows one.
+type shadowSummary struct {
 	ns, name string
-	finding  Finding
+	lws      bool
+	policy   string
+	finding  analysis.Finding
 }
 
-func (a *shadowAgg) Observe(p *Pass) {
+func summarizeShadow(p *analysis.Pass) (shadowSummary, bool) {
 	obj := p.Object
 	ns := obj.EffectiveNamespace()
 	switch {
 	case isLWS(obj) && obj.Name != "":
 		policy := manifest.ScalarValue(manifest.Path(obj.Node, "spec", "networkConfig", "subdomainPolicy"))
-		a.lws[ns] = append(a.lws[ns], shadowLWS{obj.Name, policy})
-	case obj.Kind == "Service" && obj.APIVersion == "v1" && obj.Name != "" && !p.Suppressed():
-		a.services = append(a.services, shadowService{ns, obj.Name,
-			p.Finding(nameNode(obj), "metadata.name", nil, "")})
+		return shadowSummary{ns: ns, name: obj.Name, lws: true, policy: policy}, true
+	case obj.Kind == "Service" && obj.APIVersion == "v1" && obj.Name != "":
+		return shadowSummary{ns: ns, name: obj.Name, finding: p.Finding(nameNode(obj), "metadata.name", nil, "")}, true
 	}
+	return shadowSummary{}, false
 }
 
 var groupIndexSuffix = regexp.MustCompile(`^-[0-9]+$`)
 
-func (a *shadowAgg) Finish(report func(Finding)) {
-	var out []Finding
-	for _, s := range a.services {
-		for _, l := range a.lws[s.ns] {
+func finishShadow(p *analysis.CrossPass, summaries []shadowSummary) {
+	lws := map[string][]shadowSummary{}
+	for _, l := range summaries {
+		if l.lws {
+			lws[l.ns] = append(lws[l.ns], l)
+		}
+	}
+	for _, s := range summaries {
+		if s.lws {
+			continue
+		}
+		for _, l := range lws[s.ns] {
 			var what string
 			switch {
 			case l.policy != "UniquePerReplica" && s.name == l.name:
@@ -243,19 +240,15 @@ func (a *shadowAgg) Finish(report func(Finding)) {
 			}
 			f := s.finding
 			f.Message = fmt.Sprintf("Service %q has the name of the headless Service the LWS controller creates %s: the controller uses this one instead, so the pods lose their DNS names unless it is headless and selects them all, and it is not deleted with the LWS; rename it", s.name, what)
-			out = append(out, f)
+			p.Report(f)
 			break
 		}
 	}
-	sortFindings(out)
-	for _, f := range out {
-		report(f)
-	}
 }
 
-var lwsUnsafeRecreate = Register(&Rule{
+var lwsUnsafeRecreate = Register(&analysis.Rule{
 	ID:       "lws-unsafe-recreate",
-	Severity: Warning,
+	Severity: analysis.Warning,
 	Summary:  "A LeaderWorkerSet is recreated by a GitOps tool while its old StatefulSets still exist",
 	Doc: `A LeaderWorkerSet owns a leader StatefulSet named like it, whose pods own the worker
 StatefulSets. Deleting an LWS in the background and creating it again at once leaves
@@ -309,28 +302,19 @@ spec:
           - name: vllm
             image: vllm/vllm-openai:v0.8.5
 `,
-	NewAggregate: func() Aggregate { return &unsafeRecreateAgg{} },
+	Check: checkUnsafeRecreate,
 })
 
-// unsafeRecreateAgg judges each LWS on its own; it is an aggregate only to
-// read lws.version from the configuration.
-type unsafeRecreateAgg struct {
-	version  string
-	findings []Finding
-}
-
-func (a *unsafeRecreateAgg) Configure(cfg *config.Config) { a.version = cfg.LWS.Version }
-
-func (a *unsafeRecreateAgg) Observe(p *Pass) {
+func checkUnsafeRecreate(p *analysis.Pass) {
 	obj := p.Object
-	if !isLWS(obj) || p.Suppressed() {
+	if !isLWS(obj) {
 		return
 	}
 	ann := manifest.Path(obj.Node, "metadata", "annotations")
 	name := lwsObjectName(obj)
 	at := func(key string) (*yaml.Node, string) {
 		_, v := manifest.MapEntry(ann, key)
-		return v, fieldPath{}.key("metadata").key("annotations").key(key).String()
+		return v, manifest.FieldPath{}.Key("metadata").Key("annotations").Key(key).String()
 	}
 	var opts []string
 	if v, _ := at(transformers.ArgoSyncOptions); v != nil {
@@ -349,68 +333,47 @@ func (a *unsafeRecreateAgg) Observe(p *Pass) {
 	switch {
 	case has("Force=true") && has("Replace=true"):
 		n, path := at(transformers.ArgoSyncOptions)
-		a.add(p, n, path, "Force=true,Replace=true", "sync-options Force=true,Replace=true make Argo CD delete LeaderWorkerSet %q in the background and create it again at once, while its old StatefulSets still exist", name)
+		recreateFinding(p, n, path, "Force=true,Replace=true", "sync-options Force=true,Replace=true make Argo CD delete LeaderWorkerSet %q in the background and create it again at once, while its old StatefulSets still exist", name)
 	case has("Force=true"):
 		n, path := at(transformers.ArgoSyncOptions)
-		a.findings = append(a.findings, p.Finding(n, path, nil,
-			"sync-options Force=true without Replace=true never recreates LeaderWorkerSet %q: Argo CD falls back to delete and create only when the API answers 422 Invalid, and the LWS webhook answers 403; to recreate it, %s", name, a.safePath()))
+		p.Report(n, path, nil,
+			"sync-options Force=true without Replace=true never recreates LeaderWorkerSet %q: Argo CD falls back to delete and create only when the API answers 422 Invalid, and the LWS webhook answers 403; to recreate it, %s", name, safeRecreate(p.Config.LWS.Version))
 	}
 	if v, path := at(transformers.FluxForce); v != nil && strings.EqualFold(v.Value, "enabled") {
-		a.add(p, v, path, "the annotation", "kustomize.toolkit.fluxcd.io/force: enabled makes Flux delete LeaderWorkerSet %q in the background and apply it again at once, while its old StatefulSets still exist (Flux does not even wait for the LWS)", name)
+		recreateFinding(p, v, path, "the annotation", "kustomize.toolkit.fluxcd.io/force: enabled makes Flux delete LeaderWorkerSet %q in the background and apply it again at once, while its old StatefulSets still exist (Flux does not even wait for the LWS)", name)
 	}
 	if v, path := at(transformers.KappUpdateStrategy); v != nil {
 		switch v.Value {
 		case "always-replace":
-			a.add(p, v, path, "the annotation", "kapp.k14s.io/update-strategy: always-replace makes kapp delete LeaderWorkerSet %q in the background and create it again at once, while its old StatefulSets still exist", name)
+			recreateFinding(p, v, path, "the annotation", "kapp.k14s.io/update-strategy: always-replace makes kapp delete LeaderWorkerSet %q in the background and create it again at once, while its old StatefulSets still exist", name)
 		case "fallback-on-replace":
-			a.findings = append(a.findings, p.Finding(v, path, nil,
-				"kapp.k14s.io/update-strategy: fallback-on-replace never recreates LeaderWorkerSet %q: kapp replaces only when the API answers an update with 422 Invalid, and the LWS webhook answers 403; to recreate it, %s", name, a.safePath()))
+			p.Report(v, path, nil,
+				"kapp.k14s.io/update-strategy: fallback-on-replace never recreates LeaderWorkerSet %q: kapp replaces only when the API answers an update with 422 Invalid, and the LWS webhook answers 403; to recreate it, %s", name, safeRecreate(p.Config.LWS.Version))
 		}
 	}
 }
 
-// add records a recreate that races the old StatefulSets, with what the
+// recreateFinding reports a recreate that races the old StatefulSets, with what the
 // configured LWS version means for it and the safe manual path.
-func (a *unsafeRecreateAgg) add(p *Pass, n *yaml.Node, path, what, format string, args ...any) {
+func recreateFinding(p *analysis.Pass, n *yaml.Node, path, what, format string, args ...any) {
+	version := p.Config.LWS.Version
 	msg := fmt.Sprintf(format, args...)
-	v, known := lwsVersion(a.version)
+	v, known := lwsVersion(version)
 	switch {
 	case !known:
 		msg += ": the controller may build the new LWS's ControllerRevision from the terminating leader StatefulSet (kubernetes-sigs/lws#732; fixed in v0.8.0 except for a window that background deletion leaves, wide open below it: set lws.version)"
 	case before(v, 0, 8):
-		msg += fmt.Sprintf(": LWS %s builds the new LWS's ControllerRevision from the terminating leader StatefulSet (kubernetes-sigs/lws#732, fixed in v0.8.0)", a.version)
+		msg += fmt.Sprintf(": LWS %s builds the new LWS's ControllerRevision from the terminating leader StatefulSet (kubernetes-sigs/lws#732, fixed in v0.8.0)", version)
 	default:
-		msg += fmt.Sprintf(": LWS %s waits while the old leader StatefulSet terminates (kubernetes-sigs/lws#732), but background deletion still leaves a window", a.version)
+		msg += fmt.Sprintf(": LWS %s waits while the old leader StatefulSet terminates (kubernetes-sigs/lws#732), but background deletion still leaves a window", version)
 	}
-	msg += "; remove " + what + " and recreate the LWS by hand when needed: " + a.safePath()
-	a.findings = append(a.findings, p.Finding(n, path, nil, "%s", msg))
+	msg += "; remove " + what + " and recreate the LWS by hand when needed: " + safeRecreate(version)
+	p.Report(n, path, nil, "%s", msg)
 }
 
-func (a *unsafeRecreateAgg) safePath() string {
-	if v, ok := lwsVersion(a.version); ok && before(v, 0, 7) {
-		return fmt.Sprintf("LWS %s does not support foreground deletion (v0.7.0 does): delete the LWS, wait until its StatefulSets are gone, then apply it", a.version)
+func safeRecreate(version string) string {
+	if v, ok := lwsVersion(version); ok && before(v, 0, 7) {
+		return fmt.Sprintf("LWS %s does not support foreground deletion (v0.7.0 does): delete the LWS, wait until its StatefulSets are gone, then apply it", version)
 	}
 	return "kubectl replace --force --cascade=foreground -f FILE (LWS >= v0.7.0), which waits until the StatefulSets are gone"
-}
-
-func (a *unsafeRecreateAgg) Finish(report func(Finding)) {
-	sortFindings(a.findings)
-	for _, f := range a.findings {
-		report(f)
-	}
-}
-
-// sortFindings orders an aggregate's findings by file, line and column, so
-// that what it reports does not depend on the order objects were seen in.
-func sortFindings(fs []Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Column < b.Column
-	})
 }

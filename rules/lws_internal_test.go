@@ -2,10 +2,11 @@ package rules
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 )
 
@@ -89,7 +90,7 @@ spec:
               - name: B
                 valueFrom: {secretKeyRef: {name: env-secret, key: b}}
               - name: C
-                valueFrom: {fieldRef: {fieldPath: metadata.name}}
+                valueFrom: {fieldRef: {manifest.FieldPath: metadata.name}}
               - name: D
                 value: plain
         volumes:
@@ -187,17 +188,20 @@ spec:
 	}
 }
 
-// observeAll feeds the objects of src to a new lws-recreate-order aggregate.
+// observeAll gathers lws-recreate-order's summaries of the objects of src.
 func observeAll(t *testing.T, src string) (*orderAgg, []*manifest.Object) {
 	t.Helper()
 	f := manifest.Parse("test.yaml", []byte(src), manifest.Context{})
 	if len(f.Errors) > 0 {
 		t.Fatalf("fixture does not parse: %v", f.Errors)
 	}
-	a := newOrderAgg(false)
+	var ss []orderSummary
 	for _, obj := range f.Objects {
-		a.Observe(NewPass(lwsRecreateOrder, obj, nil))
+		if s, ok := summarizeOrder(analysis.NewPass(lwsRecreateOrder, obj, &config.Config{}, nil)); ok {
+			ss = append(ss, s)
+		}
 	}
+	a, _ := newOrderAgg("", ss)
 	return a, f.Objects
 }
 
@@ -241,7 +245,6 @@ spec:
 		src += "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h, namespace: ml}\nspec:\n  scaleTargetRef: {apiVersion: leaderworkerset.x-k8s.io/v1, kind: LeaderWorkerSet, name: " + target + "}\n"
 	}
 	a, _ := observeAll(t, src)
-	a.sortByPosition()
 	x := newFollowerIndex(a.services, a.hpas)
 	for _, e := range a.lws {
 		var want []*orderMember
@@ -268,16 +271,4 @@ func lines(ms []*orderMember) []int {
 		out = append(out, m.at.Line)
 	}
 	return out
-}
-
-// TestOrderEditRoot: while the object's tree is held (as fn holds its
-// items), the edits' Parent leads to the object's own metadata node.
-func TestOrderEditRoot(t *testing.T) {
-	a, objs := observeAll(t, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n")
-	root := a.deps[depKey{"ConfigMap", "default", "cfg"}][0].editRoot()
-	key, meta := manifest.MapEntry(objs[0].Node, "metadata")
-	if root == nil || len(root.Content) != 2 || root.Content[0] != key || root.Content[1] != meta {
-		t.Fatalf("edit root %v does not hold the object's metadata entry", root)
-	}
-	runtime.KeepAlive(objs)
 }

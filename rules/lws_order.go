@@ -6,15 +6,12 @@ package rules
 // objects that lack ordering annotations, with fixes, and lws-ordering the
 // notes (dependencies not in the input, no engine found, Flux).
 //
-// Memory stays small: per object only its identity, its annotations and
-// the position to report at, and no node: the tree is held weakly, for the
-// fixes (see editRoot). Each finding is about one object and its fix holds
-// only SetEntry edits of metadata.annotations whose Parent stands in for
-// that object's root: a mapping holding just the object's own metadata key
-// and node. `fn` applies the edits to those shared nodes (ApplyNodes, or
-// ApplyBytes by their positions), so they land in the item; `fix` finds the
-// object again by file, document and resource in a second pass
-// (internal/fixer/plan.go) and moves the edits onto it.
+// Memory stays small: a summary per object holds only its identity, its
+// annotations and the position to report at, never a node. Each finding is
+// about one object and its fix sets entries of its metadata.annotations,
+// addressed by path, so every way in (fix, fn, the legacy plugin) applies
+// it through the one fix driver. The plan is computed once for both rules
+// (CrossPass.Shared).
 //
 // Finish is linear in the objects kept, not in LWSs times Services: Argo
 // CD's followers are found through an index (followerIndex).
@@ -23,11 +20,10 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"weak"
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/shipshape-dev/shipshape/internal/config"
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/selector"
 	"github.com/shipshape-dev/shipshape/transformers"
@@ -42,9 +38,9 @@ const lwsEngineTable = `| engine (` + "`lws.engine`" + `) | what shipshape adds 
 | kubectl | — | ` + "`kubectl replace --force --cascade=foreground`" + ` | yes |
 `
 
-var lwsRecreateOrder = Register(&Rule{
+var lwsRecreateOrder = Register(&analysis.Rule{
 	ID:       "lws-recreate-order",
-	Severity: Warning,
+	Severity: analysis.Warning,
 	Summary:  "A LeaderWorkerSet lacks the GitOps ordering annotations that create it after its dependencies and delete it before them",
 	Doc: `A LeaderWorkerSet (LWS) that a GitOps tool deletes and creates again (after a change to
 an immutable field, a replace sync, an app created anew) must be created after the
@@ -119,13 +115,13 @@ spec:
               - configMapRef:
                   name: model-config
 `,
-	Fixable:      true,
-	NewAggregate: func() Aggregate { return newOrderAgg(false) },
+	Fixable: true,
+	Cross:   orderCross(false),
 })
 
-var lwsOrdering = Register(&Rule{
+var lwsOrdering = Register(&analysis.Rule{
 	ID:       "lws-ordering",
-	Severity: Info,
+	Severity: analysis.Info,
 	Summary:  "Notes from the LeaderWorkerSet ordering transformer: what it could not order, and why",
 	Doc: `The ordering that ` + "`lws-recreate-order`" + ` checks and fixes (see it for the engines) only
 covers what shipshape sees. This rule says what is left to you:
@@ -206,46 +202,58 @@ spec:
               - secretRef:
                   name: hf-token
 `,
-	NewAggregate: func() Aggregate { return newOrderAgg(true) },
+	Cross: orderCross(true),
 })
 
-// orderAgg is the aggregate behind both rules; notes selects which part of
-// the plan it reports.
+// orderAgg is what Finish builds from the summaries, for both rules.
 type orderAgg struct {
-	notes    bool
 	engine   string
 	lws      []*lwsEntry
 	deps     map[depKey][]*orderMember
-	services []*svcEntry // Argo CD's followers: kept only when it may be the engine
+	services []*svcEntry // Argo CD's followers
 	hpas     []*hpaEntry
 	evidence map[string]evidence // engine -> first object carrying its annotations
 }
 
-func newOrderAgg(notes bool) *orderAgg {
-	return &orderAgg{notes: notes, engine: transformers.EngineAuto, deps: map[depKey][]*orderMember{}, evidence: map[string]evidence{}}
+// orderSummary is one object's part: the engine evidence its annotations
+// carry, and at most one of the entries.
+type orderSummary struct {
+	evidence []engineEvidence
+	lws      *lwsEntry
+	dep      *orderMember
+	depKey   depKey
+	svc      *svcEntry
+	hpa      *hpaEntry
 }
 
-func (a *orderAgg) Configure(cfg *config.Config) {
-	if cfg.LWS.Engine != "" {
-		a.engine = cfg.LWS.Engine
+type engineEvidence struct {
+	engine string
+	evidence
+}
+
+// orderCross is both rules' Cross: the same summaries and plan; notes
+// selects which part of the plan a rule reports.
+func orderCross(notes bool) analysis.Cross {
+	return analysis.Summaries(summarizeOrder, func(p *analysis.CrossPass, ss []orderSummary) {
+		finishOrder(p, ss, notes)
+	})
+}
+
+// lwsEngine is the configured engine, auto when unset.
+func lwsEngine(p *analysis.Pass) string {
+	if e := p.Config.LWS.Engine; e != "" {
+		return e
 	}
-}
-
-// keepsFollowers reports whether Services and HPAs can matter: only Argo CD
-// orders them, and only the changes report on them.
-func (a *orderAgg) keepsFollowers() bool {
-	return !a.notes && (a.engine == transformers.EngineAuto || a.engine == transformers.EngineArgoCD)
+	return transformers.EngineAuto
 }
 
 type depKey struct{ kind, ns, name string }
 
 // orderMember is the summary of one object the ordering may annotate.
 type orderMember struct {
-	at          Finding           // at the object's name, message and fix unset; its Resource names the object
+	at          analysis.Finding  // at the object's name, message and fix unset; its Resource names the object
 	annotations map[string]string // nil when none
-	suppressed  bool
-	// root is the object's root node, held weakly: see editRoot.
-	root weak.Pointer[yaml.Node]
+	suppressed  bool              // opted out of the rule: an LWS that did is not planned
 	// obj is what the planner sees, made when a plan includes the object,
 	// once, so that every set it is in holds the same pointer.
 	obj *transformers.OrderObject
@@ -280,61 +288,63 @@ func (e evidence) before(o evidence) bool {
 	return e.file < o.file || e.file == o.file && e.line < o.line
 }
 
-func (a *orderAgg) Observe(p *Pass) {
-	if a.engine == transformers.EngineNone {
-		return // Finish reports nothing
+func summarizeOrder(p *analysis.Pass) (orderSummary, bool) {
+	engine := lwsEngine(p)
+	if engine == transformers.EngineNone {
+		return orderSummary{}, false // Finish reports nothing
 	}
 	obj := p.Object
 	meta := manifest.MapGet(obj.Node, "metadata")
 	annNode := manifest.MapGet(meta, "annotations")
-	a.noteEvidence(obj.File, annNode)
+	s := orderSummary{evidence: evidenceOf(obj.File, annNode)}
 	if obj.Name == "" || meta == nil || meta.Kind != yaml.MappingNode {
-		return
+		return s, len(s.evidence) > 0
 	}
+	// Only Argo CD orders Services and HPAs.
+	followers := engine == transformers.EngineAuto || engine == transformers.EngineArgoCD
 	ns := obj.EffectiveNamespace()
 	switch {
 	case isLWS(obj):
 		owners := manifest.MapGet(meta, "ownerReferences")
-		a.lws = append(a.lws, &lwsEntry{
+		s.lws = &lwsEntry{
 			orderMember: newOrderMember(p, annNode),
 			ns:          ns,
 			deps:        lwsDeps(obj),
 			pods:        lwsPodLabels(obj),
 			owned:       owners != nil && owners.Kind == yaml.SequenceNode && len(owners.Content) > 0,
-		})
-	case obj.APIVersion == "v1" && (obj.Kind == "ConfigMap" || obj.Kind == "Secret" || obj.Kind == "ServiceAccount" || obj.Kind == "PersistentVolumeClaim"):
-		k := depKey{obj.Kind, ns, obj.Name}
-		m := newOrderMember(p, annNode)
-		a.deps[k] = append(a.deps[k], &m)
-	case obj.APIVersion == "v1" && obj.Kind == "Service" && a.keepsFollowers():
-		if sel := serviceSelector(obj); len(sel) > 0 {
-			a.services = append(a.services, &svcEntry{orderMember: newOrderMember(p, annNode), sel: sel})
 		}
-	case obj.Kind == "HorizontalPodAutoscaler" && obj.Group() == "autoscaling" && a.keepsFollowers():
+	case obj.APIVersion == "v1" && (obj.Kind == "ConfigMap" || obj.Kind == "Secret" || obj.Kind == "ServiceAccount" || obj.Kind == "PersistentVolumeClaim"):
+		m := newOrderMember(p, annNode)
+		s.dep, s.depKey = &m, depKey{obj.Kind, ns, obj.Name}
+	case obj.APIVersion == "v1" && obj.Kind == "Service" && followers:
+		if sel := serviceSelector(obj); len(sel) > 0 {
+			s.svc = &svcEntry{orderMember: newOrderMember(p, annNode), sel: sel}
+		}
+	case obj.Kind == "HorizontalPodAutoscaler" && obj.Group() == "autoscaling" && followers:
 		if target, ok := scaledLWS(obj); ok {
-			a.hpas = append(a.hpas, &hpaEntry{newOrderMember(p, annNode), target})
+			s.hpa = &hpaEntry{newOrderMember(p, annNode), target}
 		}
 	}
+	return s, len(s.evidence) > 0 || s.lws != nil || s.dep != nil || s.svc != nil || s.hpa != nil
 }
 
-// noteEvidence records the annotation keys that show which engine applies
+// evidenceOf returns the annotation keys that show which engine applies
 // the input, for lws.engine auto.
-func (a *orderAgg) noteEvidence(file string, annNode *yaml.Node) {
+func evidenceOf(file string, annNode *yaml.Node) []engineEvidence {
 	if annNode == nil || annNode.Kind != yaml.MappingNode {
-		return
+		return nil
 	}
+	var out []engineEvidence
 	for i := 0; i+1 < len(annNode.Content); i += 2 {
 		k := annNode.Content[i]
 		if e := transformers.EngineOf(k.Value); e != "" {
-			ev := evidence{file, k.Line, k.Value}
-			if old, ok := a.evidence[e]; !ok || ev.before(old) {
-				a.evidence[e] = ev
-			}
+			out = append(out, engineEvidence{e, evidence{file, k.Line, k.Value}})
 		}
 	}
+	return out
 }
 
-func newOrderMember(p *Pass, annNode *yaml.Node) orderMember {
+func newOrderMember(p *analysis.Pass, annNode *yaml.Node) orderMember {
 	ann := selector.Labels(annNode)
 	if len(ann) == 0 {
 		ann = nil // most objects have none; the planner only reads them
@@ -342,8 +352,67 @@ func newOrderMember(p *Pass, annNode *yaml.Node) orderMember {
 	return orderMember{
 		at:          p.Finding(nameNode(p.Object), "metadata.annotations", nil, ""),
 		annotations: ann,
-		suppressed:  p.Suppressed(),
-		root:        weak.Make(p.Object.Node),
+		suppressed:  p.OptedOut(),
+	}
+}
+
+// orderPlan is the plan both rules judge.
+type orderPlan struct {
+	sets    []lwsSet
+	members map[*transformers.OrderObject]*orderMember
+}
+
+// newOrderAgg gathers the summaries, in file order, for the planner; it
+// also names the LWSs that opted out.
+func newOrderAgg(engine string, ss []orderSummary) (a *orderAgg, optedOut []string) {
+	a = &orderAgg{engine: engine, deps: map[depKey][]*orderMember{}, evidence: map[string]evidence{}}
+	if a.engine == "" {
+		a.engine = transformers.EngineAuto
+	}
+	for _, s := range ss {
+		for _, ev := range s.evidence {
+			if old, ok := a.evidence[ev.engine]; !ok || ev.before(old) {
+				a.evidence[ev.engine] = ev.evidence
+			}
+		}
+		switch {
+		case s.lws != nil:
+			a.lws = append(a.lws, s.lws)
+			if s.lws.suppressed {
+				optedOut = append(optedOut, fmt.Sprintf("%s:%d:%d", s.lws.at.File, s.lws.at.Doc, s.lws.at.Item))
+			}
+		case s.dep != nil:
+			a.deps[s.depKey] = append(a.deps[s.depKey], s.dep)
+		case s.svc != nil:
+			s.svc.rank = len(a.services)
+			a.services = append(a.services, s.svc)
+		case s.hpa != nil:
+			a.hpas = append(a.hpas, s.hpa)
+		}
+	}
+	return a, optedOut
+}
+
+func finishOrder(p *analysis.CrossPass, ss []orderSummary, notes bool) {
+	a, optedOut := newOrderAgg(p.Config.LWS.Engine, ss)
+	engine, how, problem := a.resolve()
+	if engine == transformers.EngineNone {
+		return
+	}
+	// The LWSs that opted out leave the plan: the key names them.
+	key := "lws-order\x00" + engine + "\x00" + strings.Join(optedOut, ",")
+	plan := p.Shared(key, func() any {
+		sets, members := a.sets(engine)
+		return &orderPlan{sets, members}
+	}).(*orderPlan)
+	var out []analysis.Finding
+	if notes {
+		out = notesFor(engine, problem, plan.sets)
+	} else {
+		out = changesFor(engine, how, plan.sets, plan.members)
+	}
+	for _, f := range out {
+		p.Report(f)
 	}
 }
 
@@ -388,53 +457,6 @@ func (m *orderMember) object() *transformers.OrderObject {
 	return m.obj
 }
 
-// editRoot returns the Parent of m's edits: a stand-in for the object's
-// root that holds only its metadata entry, or nil once nobody holds the
-// object's tree.
-//
-// `fn` applies the edits to its items (ApplyNodes, or ApplyBytes by the
-// nodes' positions), so there the edits must reach the object's own
-// metadata node; it holds the items, so the weak pointer still leads to
-// them. lint and fix drop each file's tree once it is linted and fix finds
-// the object again by file, document and resource (internal/fixer/plan.go),
-// so keeping every candidate's metadata alive until Finish would only cost
-// memory (a third of the peak on large inputs).
-func (m *orderMember) editRoot() *yaml.Node {
-	key, meta := manifest.MapEntry(m.root.Value(), "metadata")
-	if meta == nil {
-		return nil
-	}
-	return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{key, meta}}
-}
-
-// position orders summaries the same way whatever order files were read in.
-func position(a, b Finding) bool {
-	if a.File != b.File {
-		return a.File < b.File
-	}
-	if a.Doc != b.Doc {
-		return a.Doc < b.Doc
-	}
-	if a.Line != b.Line {
-		return a.Line < b.Line
-	}
-	return a.Column < b.Column
-}
-
-// sortByPosition puts every list of summaries in file order, so that the
-// plan does not depend on the order files were read in.
-func (a *orderAgg) sortByPosition() {
-	sort.SliceStable(a.lws, func(i, j int) bool { return position(a.lws[i].at, a.lws[j].at) })
-	sort.SliceStable(a.services, func(i, j int) bool { return position(a.services[i].at, a.services[j].at) })
-	for i, s := range a.services {
-		s.rank = i
-	}
-	sort.SliceStable(a.hpas, func(i, j int) bool { return position(a.hpas[i].at, a.hpas[j].at) })
-	for _, ms := range a.deps {
-		sort.SliceStable(ms, func(i, j int) bool { return position(ms[i].at, ms[j].at) })
-	}
-}
-
 // resolve returns the engine to use ("" when auto found none or several)
 // and, for auto, where it was found; a note says what went wrong.
 func (a *orderAgg) resolve() (engine, how, problem string) {
@@ -468,29 +490,10 @@ type lwsSet struct {
 	missing []depRef
 }
 
-func (a *orderAgg) Finish(report func(Finding)) {
-	engine, how, problem := a.resolve()
-	if engine == transformers.EngineNone {
-		return
-	}
-	sets, members := a.sets(engine)
-	var out []Finding
-	if a.notes {
-		out = a.notesFor(engine, problem, sets)
-	} else {
-		out = a.changesFor(engine, how, sets, members)
-	}
-	sortFindings(out)
-	for _, f := range out {
-		report(f)
-	}
-}
-
 // sets returns the LWSs to order, by position, each with its dependencies
 // in the input and (Argo CD) the Services and HPAs that follow it; members
 // leads from what the planner sees back to the summaries.
 func (a *orderAgg) sets(engine string) ([]lwsSet, map[*transformers.OrderObject]*orderMember) {
-	a.sortByPosition()
 	var followers *followerIndex
 	if engine == transformers.EngineArgoCD {
 		followers = newFollowerIndex(a.services, a.hpas)
@@ -602,7 +605,7 @@ func (x *followerIndex) of(e *lwsEntry) []*orderMember {
 	return out
 }
 
-func (a *orderAgg) changesFor(engine, how string, sets []lwsSet, members map[*transformers.OrderObject]*orderMember) []Finding {
+func changesFor(engine, how string, sets []lwsSet, members map[*transformers.OrderObject]*orderMember) []analysis.Finding {
 	var plan []transformers.OrderSet
 	for _, s := range sets {
 		plan = append(plan, s.set)
@@ -616,10 +619,10 @@ func (a *orderAgg) changesFor(engine, how string, sets []lwsSet, members map[*tr
 	case transformers.EngineCLIUtils:
 		changes = transformers.PlanCLIUtils(plan)
 	}
-	var out []Finding
+	var out []analysis.Finding
 	for _, c := range changes {
 		m := members[c.Obj]
-		if m == nil || m.suppressed {
+		if m == nil {
 			continue
 		}
 		f := m.at
@@ -628,8 +631,7 @@ func (a *orderAgg) changesFor(engine, how string, sets []lwsSet, members map[*tr
 			out = append(out, f)
 			continue
 		}
-		fix := &transformers.Fix{Message: "add the " + transformers.EngineNames[engine] + " ordering annotations"}
-		root := m.editRoot()
+		fix := &analysis.Fix{Message: "add the " + transformers.EngineNames[engine] + " ordering annotations"}
 		var adds []string
 		for _, kv := range c.Add {
 			if _, had := c.Obj.Annotations[kv.Key]; had {
@@ -637,9 +639,7 @@ func (a *orderAgg) changesFor(engine, how string, sets []lwsSet, members map[*tr
 			} else {
 				adds = append(adds, fmt.Sprintf("%s: %q", kv.Key, kv.Value))
 			}
-			fix.Edits = append(fix.Edits, transformers.Edit{
-				Op: transformers.SetEntry, Parent: root, Path: []string{"metadata", "annotations"}, Key: kv.Key, Value: kv.Value,
-			})
+			fix.Edits = append(fix.Edits, analysis.SetEntry(manifest.Keys("metadata", "annotations", kv.Key), kv.Value))
 		}
 		verb := "; add "
 		if len(c.Add) == 1 {
@@ -662,8 +662,8 @@ func depList(ds []depRef) string {
 	return strings.Join(s, ", ")
 }
 
-func (a *orderAgg) notesFor(engine, problem string, sets []lwsSet) []Finding {
-	var out []Finding
+func notesFor(engine, problem string, sets []lwsSet) []analysis.Finding {
+	var out []analysis.Finding
 	if engine == "" {
 		// Say so once, at the first LWS that has something to order.
 		for _, s := range sets {
@@ -672,7 +672,7 @@ func (a *orderAgg) notesFor(engine, problem string, sets []lwsSet) []Finding {
 				f.Field = "metadata.name"
 				f.Message = fmt.Sprintf("%s: LeaderWorkerSet %q and its dependencies in the input are not ordered; set lws.engine in the config (argocd, kapp, cli-utils or flux; none silences this)",
 					problem, lwsKey(s.e))
-				return []Finding{f}
+				return []analysis.Finding{f}
 			}
 		}
 		return nil

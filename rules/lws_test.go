@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/engine"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
@@ -18,7 +19,7 @@ var lwsRules = []string{"lws-invalid-name", "lws-service-shadow", "lws-unsafe-re
 // "rule line:col message" lines, fixable ones ending in " [fix]".
 func lintLWS(t *testing.T, lwsEngine, version, src string) []string {
 	t.Helper()
-	eng, err := engine.New(&config.Config{LWS: config.LWSConfig{Engine: lwsEngine, Version: version}}, nil, nil)
+	eng, err := engine.New(rules.All(), &config.Config{LWS: config.LWSConfig{Engine: lwsEngine, Version: version}}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +28,7 @@ func lintLWS(t *testing.T, lwsEngine, version, src string) []string {
 		t.Fatalf("fixture does not parse: %v", f.Errors)
 	}
 	fs := eng.LintObjects(f.Objects)
-	engine.SortFindings(fs)
+	analysis.Sort(fs)
 	var out []string
 	for _, fd := range fs {
 		if !strings.HasPrefix(fd.Rule, "lws-") {
@@ -64,7 +65,7 @@ func TestLWSRuleExamples(t *testing.T) {
 		if fires(r.Good) {
 			t.Errorf("%s: the Good example fires: %v", id, lintLWS(t, "", "", r.Good))
 		}
-		if !strings.Contains(rules.Markdown(r), "| ") && (id == "lws-recreate-order" || id == "lws-unsafe-recreate") {
+		if !strings.Contains(analysis.Markdown(r), "| ") && (id == "lws-recreate-order" || id == "lws-unsafe-recreate") {
 			t.Errorf("%s: the documentation lacks the engine table", id)
 		}
 	}

@@ -3,6 +3,8 @@ package rules_test
 import (
 	"testing"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/corpus"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/rules"
@@ -23,7 +25,7 @@ func corpusObjects(b *testing.B) []*manifest.Object {
 func BenchmarkRules(b *testing.B) {
 	objs := corpusObjects(b)
 	for _, r := range rules.All() {
-		if r.Check == nil && r.NewAggregate == nil {
+		if r.Check == nil && r.Cross == nil {
 			continue // reported by the engine, not a check
 		}
 		b.Run(r.ID, func(b *testing.B) {
@@ -42,7 +44,7 @@ func BenchmarkRulesSmall(b *testing.B) {
 		}
 	}
 	for _, r := range rules.All() {
-		if r.Check == nil && r.NewAggregate == nil {
+		if r.Check == nil && r.Cross == nil {
 			continue
 		}
 		b.Run(r.ID, func(b *testing.B) {
@@ -51,9 +53,10 @@ func BenchmarkRulesSmall(b *testing.B) {
 	}
 }
 
-func benchRule(b *testing.B, r *rules.Rule, objs []*manifest.Object) {
+func benchRule(b *testing.B, r *analysis.Rule, objs []*manifest.Object) {
 	findings := 0
-	sink := func(rules.Finding) { findings++ }
+	sink := func(analysis.Finding) { findings++ }
+	cfg := &config.Config{}
 	corpus.PerUnit(b, len(objs), "obj", func() {
 		findings = 0
 		if r.Check != nil {
@@ -61,17 +64,19 @@ func benchRule(b *testing.B, r *rules.Rule, objs []*manifest.Object) {
 				if obj.Partial && !r.ValueLevel {
 					continue
 				}
-				r.Check(rules.NewPass(r, obj, sink))
+				r.Check(analysis.NewPass(r, obj, cfg, sink))
 			}
 		}
-		if r.NewAggregate != nil {
-			agg := r.NewAggregate()
+		if r.Cross != nil {
+			var summaries []any
 			for _, obj := range objs {
 				if !obj.Partial {
-					agg.Observe(rules.NewPass(r, obj, nil))
+					if s, ok := r.Cross.Summarize(analysis.NewPass(r, obj, cfg, nil)); ok {
+						summaries = append(summaries, s)
+					}
 				}
 			}
-			agg.Finish(sink)
+			r.Cross.Finish(analysis.NewCrossPass(r, cfg, map[string]any{}, sink), summaries)
 		}
 	})
 	b.ReportMetric(float64(findings), "findings")

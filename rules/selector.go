@@ -6,6 +6,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/selector"
 	"github.com/shipshape-dev/shipshape/internal/yaml11"
@@ -39,9 +40,9 @@ func workloadFor(obj *manifest.Object) (selectorWorkload, bool) {
 	return selectorWorkload{}, false
 }
 
-var selectorTemplateMismatch = Register(&Rule{
+var selectorTemplateMismatch = Register(&analysis.Rule{
 	ID:       "selector-template-mismatch",
-	Severity: Error,
+	Severity: analysis.Error,
 	Summary:  "A workload's selector does not select its own pod template",
 	Doc: `Deployments, ReplicaSets, StatefulSets, DaemonSets, ReplicationControllers, Jobs and
 CronJobs find their pods with spec.selector. The API server rejects a workload whose
@@ -95,7 +96,7 @@ spec:
 	Check: checkSelectorTemplate,
 })
 
-func checkSelectorTemplate(p *Pass) {
+func checkSelectorTemplate(p *analysis.Pass) {
 	w, ok := workloadFor(p.Object)
 	if !ok {
 		return

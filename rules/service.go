@@ -3,12 +3,13 @@ package rules
 import (
 	"go.yaml.in/yaml/v3"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 )
 
-var serviceEmptySelector = Register(&Rule{
+var serviceEmptySelector = Register(&analysis.Rule{
 	ID:       "service-empty-selector",
-	Severity: Warning,
+	Severity: analysis.Warning,
 	Summary:  "A Service has no selector and nothing else manages its endpoints",
 	Doc: `A Service without a selector (missing, or ` + "`{}`" + `) gets no endpoints from Kubernetes:
 someone must create them by hand. Usually the selector was lost in a refactor
@@ -34,40 +35,34 @@ spec:
   ports:
     - port: 80
 `,
-	NewAggregate: func() Aggregate {
-		return &emptySelectorAgg{managed: map[nsName]bool{}}
-	},
+	Cross: analysis.Summaries(summarizeEmptySelector, finishEmptySelector),
 })
 
 type nsName struct{ ns, name string }
 
-// emptySelectorAgg keeps only selector-less Services and the names of
-// endpoint objects, never whole trees.
-type emptySelectorAgg struct {
-	candidates []emptySelectorCandidate
-	managed    map[nsName]bool
-}
-
-type emptySelectorCandidate struct {
+// emptySelectorSummary is a Service without a selector (finding set), or
+// the name of the Service an Endpoints or EndpointSlice serves (managed).
+type emptySelectorSummary struct {
 	key     nsName
-	finding Finding
+	managed bool
+	finding analysis.Finding
 }
 
-func (a *emptySelectorAgg) Observe(p *Pass) {
+func summarizeEmptySelector(p *analysis.Pass) (emptySelectorSummary, bool) {
 	obj := p.Object
 	ns := obj.EffectiveNamespace()
 	switch {
 	case obj.Kind == "Endpoints" && obj.APIVersion == "v1":
-		a.managed[nsName{ns, obj.Name}] = true
+		return emptySelectorSummary{key: nsName{ns, obj.Name}, managed: true}, true
 	case obj.Kind == "EndpointSlice" && obj.Group() == "discovery.k8s.io":
 		if svc := manifest.ScalarValue(manifest.Path(obj.Node, "metadata", "labels", "kubernetes.io/service-name")); svc != "" {
-			a.managed[nsName{ns, svc}] = true
+			return emptySelectorSummary{key: nsName{ns, svc}, managed: true}, true
 		}
-	case obj.Kind == "Service" && obj.APIVersion == "v1" && !p.Suppressed():
+	case obj.Kind == "Service" && obj.APIVersion == "v1":
 		specKey, spec := manifest.MapEntry(obj.Node, "spec")
 		// kustomize's commonLabels create the selector.
 		if manifest.ScalarValue(manifest.MapGet(spec, "type")) == "ExternalName" || len(obj.SelectorLabels) > 0 {
-			return
+			break
 		}
 		selKey, sel := manifest.MapEntry(spec, "selector")
 		var at *yaml.Node
@@ -81,24 +76,31 @@ func (a *emptySelectorAgg) Observe(p *Pass) {
 		case sel.Kind == yaml.MappingNode && len(sel.Content) == 0:
 			at, what = selKey, "an empty spec.selector {}"
 		default:
-			return
+			return emptySelectorSummary{}, false
 		}
 		if at == nil {
 			at, _ = manifest.MapEntry(obj.Node, "kind")
 		}
-		a.candidates = append(a.candidates, emptySelectorCandidate{
+		return emptySelectorSummary{
 			key: nsName{ns, obj.Name},
 			finding: p.Finding(at, "spec.selector", nil,
 				"Service %q has %s and no Endpoints or EndpointSlice for it is in the input: nothing will manage its endpoints (add a selector, or ship the Endpoints)",
 				obj.Name, what),
-		})
+		}, true
 	}
+	return emptySelectorSummary{}, false
 }
 
-func (a *emptySelectorAgg) Finish(report func(Finding)) {
-	for _, c := range a.candidates {
-		if !a.managed[c.key] {
-			report(c.finding)
+func finishEmptySelector(p *analysis.CrossPass, summaries []emptySelectorSummary) {
+	managed := map[nsName]bool{}
+	for _, s := range summaries {
+		if s.managed {
+			managed[s.key] = true
+		}
+	}
+	for _, s := range summaries {
+		if !s.managed && !managed[s.key] {
+			p.Report(s.finding)
 		}
 	}
 }

@@ -8,17 +8,15 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/schema"
 	"github.com/shipshape-dev/shipshape/internal/yaml11"
 )
 
-// TypeMismatchID is type-mismatch's ID; the engine also reports documents
-// that are not objects under it.
-const TypeMismatchID = "type-mismatch"
-
-var typeMismatch = Register(&Rule{
-	ID:       TypeMismatchID,
-	Severity: Error,
+var typeMismatch = Register(&analysis.Rule{
+	ID:       "type-mismatch",
+	Severity: analysis.Error,
 	Summary:  "A field of a built-in kind holds a value of the wrong type",
 	Doc: `The API server decodes every built-in object into its Go type and rejects a
 value of the wrong JSON type ("cannot unmarshal string into Go struct field
@@ -78,6 +76,13 @@ spec:
 `,
 	ValueLevel: true,
 	Check:      checkTypes,
+	// Documents that are a bare value or a list of objects: kubectl wants
+	// an object per document.
+	CheckFile: func(p *analysis.FilePass) {
+		for _, st := range p.File.Strays {
+			p.Report(st.Line, st.Column, st.Doc, "%s", st.Message)
+		}
+	},
 })
 
 // jsonKind is the JSON type kubectl turns a YAML node into.
@@ -173,17 +178,17 @@ func wholeNumber(v yaml11.Value) bool {
 
 // typeWalker checks the values of one built-in object against its type.
 type typeWalker struct {
-	p    *Pass
-	path fieldPath
+	p    *analysis.Pass
+	path manifest.FieldPath
 }
 
-func checkTypes(p *Pass) {
+func checkTypes(p *analysis.Pass) {
 	obj := p.Object
 	t, ok := schema.ForObject(obj.APIVersion, obj.Kind)
 	if !ok {
 		return
 	}
-	w := &typeWalker{p: p, path: make(fieldPath, 0, 16)}
+	w := &typeWalker{p: p, path: make(manifest.FieldPath, 0, 16)}
 	w.walk(obj.Node, t)
 }
 
@@ -235,7 +240,7 @@ func (w *typeWalker) walk(n *yaml.Node, t schema.Type) {
 				continue // unknown-field's business
 			}
 			depth := len(w.path)
-			w.path = w.path.key(name)
+			w.path = w.path.Key(name)
 			w.walk(n.Content[i+1], ft)
 			w.path = w.path[:depth]
 		}
@@ -243,7 +248,7 @@ func (w *typeWalker) walk(n *yaml.Node, t schema.Type) {
 		elem := t.Elem()
 		for i, c := range n.Content {
 			depth := len(w.path)
-			w.path = w.path.index(i)
+			w.path = w.path.Index(i)
 			w.walk(c, elem)
 			w.path = w.path[:depth]
 		}
@@ -254,7 +259,7 @@ func (w *typeWalker) walk(n *yaml.Node, t schema.Type) {
 				continue // <<: *anchor merges entries judged where they are defined
 			}
 			depth := len(w.path)
-			w.path = w.path.key(n.Content[i].Value)
+			w.path = w.path.Key(n.Content[i].Value)
 			w.walk(n.Content[i+1], elem)
 			w.path = w.path[:depth]
 		}

@@ -6,12 +6,14 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/schema"
 )
 
-var unknownField = Register(&Rule{
+var unknownField = Register(&analysis.Rule{
 	ID:       "unknown-field",
-	Severity: Error,
+	Severity: analysis.Error,
 	Summary:  "A built-in kind has no field of this name",
 	Doc: `kubectl validates fields strictly (` + "`--validate=strict`" + `, the default): a field the
 object's type does not have makes the API server reject the whole object ("strict
@@ -69,19 +71,19 @@ var specificRuleFields = map[string]bool{
 }
 
 type fieldWalker struct {
-	p    *Pass
-	path fieldPath
+	p    *analysis.Pass
+	path manifest.FieldPath
 	// viaMap is set below a free-form map, where kubectl explain has no path.
 	viaMap int
 }
 
-func checkUnknownFields(p *Pass) {
+func checkUnknownFields(p *analysis.Pass) {
 	obj := p.Object
 	t, ok := schema.ForObject(obj.APIVersion, obj.Kind)
 	if !ok {
 		return
 	}
-	w := &fieldWalker{p: p, path: make(fieldPath, 0, 16)}
+	w := &fieldWalker{p: p, path: make(manifest.FieldPath, 0, 16)}
 	w.walk(obj.Node, t)
 }
 
@@ -105,7 +107,7 @@ func (w *fieldWalker) walk(n *yaml.Node, t schema.Type) {
 				continue
 			}
 			depth := len(w.path)
-			w.path = w.path.key(name)
+			w.path = w.path.Key(name)
 			w.walk(n.Content[i+1], ft)
 			w.path = w.path[:depth]
 		}
@@ -116,7 +118,7 @@ func (w *fieldWalker) walk(n *yaml.Node, t schema.Type) {
 		elem := t.Elem()
 		for i, c := range n.Content {
 			depth := len(w.path)
-			w.path = w.path.index(i)
+			w.path = w.path.Index(i)
 			w.walk(c, elem)
 			w.path = w.path[:depth]
 		}
@@ -134,7 +136,7 @@ func (w *fieldWalker) walk(n *yaml.Node, t schema.Type) {
 				continue
 			}
 			depth := len(w.path)
-			w.path = w.path.key(n.Content[i].Value)
+			w.path = w.path.Key(n.Content[i].Value)
 			w.walk(n.Content[i+1], elem)
 			w.path = w.path[:depth]
 		}
@@ -147,11 +149,11 @@ func (w *fieldWalker) unknown(k *yaml.Node, t schema.Type, name string) {
 	if strings.HasPrefix(name, "$") && obj.Partial {
 		return // a strategic-merge directive ($patch, $setElementOrder/...)
 	}
-	if len(w.path) == 1 && w.path[0].key == "spec" && isDaemonSet(obj) && specificRuleFields[name] {
+	if len(w.path) == 1 && w.path[0].Key == "spec" && isDaemonSet(obj) && specificRuleFields[name] {
 		return // daemonset-replicas and daemonset-deployment-field report it
 	}
 	where := w.path.String()
-	full := w.path.key(name).String()
+	full := w.path.Key(name).String()
 	if where == "" {
 		where = obj.Kind
 	} else {
@@ -185,8 +187,8 @@ func (w *fieldWalker) unknown(k *yaml.Node, t schema.Type, name string) {
 func (w *fieldWalker) explainPath() string {
 	b := strings.ToLower(w.p.Object.Kind)
 	for _, s := range w.path {
-		if s.index < 0 {
-			b += "." + s.key
+		if s.Index < 0 {
+			b += "." + s.Key
 		}
 	}
 	return b

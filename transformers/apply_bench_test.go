@@ -10,6 +10,7 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/corpus"
 	"github.com/shipshape-dev/shipshape/internal/engine"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/rules"
 	"github.com/shipshape-dev/shipshape/transformers"
 )
 
@@ -38,8 +39,20 @@ func edits(b *testing.B, eng *engine.Engine, c fixCase) ([]transformers.Edit, *m
 	f := manifest.Parse(c.name, c.src, manifest.Context{})
 	var es []transformers.Edit
 	for _, fd := range eng.Lint(f) {
-		if fd.Fix != nil {
-			es = append(es, fd.Fix.Edits...)
+		if fd.Fix == nil {
+			continue
+		}
+		for _, obj := range f.Objects {
+			if obj.Doc != fd.Doc || obj.Item != fd.Item {
+				continue
+			}
+			for _, e := range fd.Fix.Edits {
+				r, err := transformers.Resolve(obj.Node, e)
+				if err != nil {
+					b.Fatal(err)
+				}
+				es = append(es, r)
+			}
 		}
 	}
 	return es, f
@@ -66,7 +79,7 @@ func BenchmarkApplyBytesStream(b *testing.B) { benchBytes(b, false) }
 func BenchmarkApplyBytesCorpus(b *testing.B) { benchBytes(b, true) }
 
 func benchBytes(b *testing.B, withCorpus bool) {
-	eng, _ := engine.New(nil, nil, nil)
+	eng, _ := engine.New(rules.All(), nil, nil, nil)
 	cs := cases(b, eng, withCorpus)
 	if withCorpus {
 		cs = cs[1:]
@@ -94,7 +107,7 @@ func benchBytes(b *testing.B, withCorpus bool) {
 // The applier mutates the nodes, so every round gets a deep copy, made
 // 256 rounds at a time outside the timer.
 func BenchmarkApplyNodesStream(b *testing.B) {
-	eng, _ := engine.New(nil, nil, nil)
+	eng, _ := engine.New(rules.All(), nil, nil, nil)
 	c := cases(b, eng, false)[0]
 	es, f := edits(b, eng, c)
 	var pool [][]transformers.Edit

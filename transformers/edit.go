@@ -1,10 +1,21 @@
-// Package transformers holds fixes as data: a Fix is a short list of
-// primitive edits on YAML nodes. Each primitive has two appliers, written
-// once: on the node tree (KRM function mode) and on the source bytes (file
-// mode), so that fixing a file changes only the bytes it must.
+// Package transformers applies fixes: each primitive edit has two
+// appliers, written once, on the node tree (KRM function mode) and on the
+// source bytes (file mode), so that fixing a file changes only the bytes it
+// must. Rules address their edits by object and field path
+// (analysis.Edit); Resolve turns such an edit into an Edit on one parse,
+// the form the appliers take. The package also holds the pure LWS ordering
+// transformer (lws.go).
 package transformers
 
-import "go.yaml.in/yaml/v3"
+import (
+	"errors"
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+)
 
 // Op names a primitive edit.
 type Op int
@@ -52,18 +63,59 @@ type Edit struct {
 	Value  string     // RenameKey: the new key; SetEntry: the value
 }
 
-// Fix is what a finding offers: a description and the edits that make it.
-type Fix struct {
-	Message string
-	Edits   []Edit
+// Resolve turns an edit addressed by field path from an object's root
+// into an Edit on root's tree: the one resolver that fix (files, streams)
+// and fn (ResourceList items) use. It fails when the path does not lead to
+// what the operation needs.
+func Resolve(root *yaml.Node, e analysis.Edit) (Edit, error) {
+	if len(e.Path) == 0 {
+		return Edit{}, errors.New("empty field path")
+	}
+	if e.Op == analysis.Set {
+		var keys []string
+		for _, s := range e.Path {
+			if s.Index >= 0 {
+				return Edit{}, fmt.Errorf("%s: set goes through a list", e.Path)
+			}
+			keys = append(keys, s.Key)
+		}
+		return Edit{Op: SetEntry, Parent: root, Path: keys[:len(keys)-1], Key: keys[len(keys)-1], Value: e.Value}, nil
+	}
+	parent, key, value, ok := manifest.Lookup(root, e.Path)
+	if !ok {
+		return Edit{}, fmt.Errorf("%s is not in the object", e.Path)
+	}
+	switch e.Op {
+	case analysis.Quote:
+		n := value
+		if e.OnKey {
+			n = key
+		}
+		if n == nil || n.Kind != yaml.ScalarNode {
+			return Edit{}, fmt.Errorf("%s is not a scalar", e.Path)
+		}
+		return Edit{Op: QuoteScalar, Node: n}, nil
+	case analysis.Delete, analysis.Rename:
+		if key == nil {
+			return Edit{}, fmt.Errorf("%s is not a mapping entry", e.Path)
+		}
+		if e.Op == analysis.Delete {
+			return Edit{Op: DeleteEntry, Parent: parent, Node: key}, nil
+		}
+		return Edit{Op: RenameKey, Node: key, Value: e.Value}, nil
+	}
+	return Edit{}, fmt.Errorf("unknown edit %s", e.Op)
 }
 
-// Quote is a fix that double-quotes one scalar.
-func Quote(n *yaml.Node) *Fix {
-	return &Fix{Message: "quote the value", Edits: []Edit{{Op: QuoteScalar, Node: n}}}
-}
-
-// Delete is a fix that removes the entry keyed by key from mapping parent.
-func Delete(parent, key *yaml.Node) *Fix {
-	return &Fix{Message: "remove " + key.Value, Edits: []Edit{{Op: DeleteEntry, Parent: parent, Node: key}}}
+// ObjectRoot returns the object at item of a document's root: the root
+// itself, or for item >= 0 that entry of a List's items.
+func ObjectRoot(root *yaml.Node, item int) *yaml.Node {
+	if item < 0 {
+		return root
+	}
+	items := manifest.MapGet(root, "items")
+	if items == nil || items.Kind != yaml.SequenceNode || item >= len(items.Content) {
+		return nil
+	}
+	return items.Content[item]
 }

@@ -5,10 +5,10 @@ import (
 	"io"
 	"iter"
 	"os"
-	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/engine"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
@@ -45,11 +45,10 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *pflag.FlagSet {
 
 // session is what a lint or fix run works with.
 type session struct {
-	eng       *engine.Engine
-	cfg       *config.Config // nil without a config file
-	paths     []string
-	threshold rules.Severity // findings at or above it fail the run
-	never     bool           // --fail-on none
+	eng    *engine.Engine
+	cfg    *config.Config // nil without a config file
+	paths  []string
+	failOn analysis.FailOn // --fail-on, else the config's failOn
 }
 
 // setup loads the config and builds the engine.
@@ -67,21 +66,19 @@ func (c *commonFlags) setup(args []string, stdin io.Reader) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng, err := engine.New(cfg, c.enable, c.disable)
+	eng, err := engine.New(rules.All(), cfg, c.enable, c.disable)
 	if err != nil {
 		return nil, err
 	}
 	eng.MaxFileSize = c.maxFileSize
 	eng.Stdin = stdin
-	failOn := c.failOn
-	if failOn == "" && cfg != nil {
-		failOn = cfg.FailOn
+	failOn := eng.FailOn()
+	if c.failOn != "" {
+		if failOn, err = analysis.ParseFailOn(c.failOn); err != nil {
+			return nil, fmt.Errorf("--fail-on: %v", err)
+		}
 	}
-	threshold, never, err := parseFailOn(failOn)
-	if err != nil {
-		return nil, err
-	}
-	return &session{eng: eng, cfg: cfg, paths: args, threshold: threshold, never: never}, nil
+	return &session{eng: eng, cfg: cfg, paths: args, failOn: failOn}, nil
 }
 
 // inputs is the files to lint, found as the walk goes (manifest.Walk),
@@ -100,40 +97,14 @@ func (s *session) inputs(errs *[]manifest.WalkError) iter.Seq[manifest.Input] {
 	}
 }
 
-func parseFailOn(s string) (rules.Severity, bool, error) {
-	switch strings.ToLower(s) {
-	case "", "error":
-		return rules.Error, false, nil
-	case "none":
-		return rules.Error, true, nil
-	}
-	sev, err := rules.ParseSeverity(s)
-	if err != nil {
-		return 0, false, fmt.Errorf("--fail-on: %v (or none)", err)
-	}
-	return sev, false, nil
-}
-
 // walkFindings turns paths that could not be walked into findings, so they
 // show up in every output format and count toward the exit code.
-func walkFindings(errs []manifest.WalkError) []rules.Finding {
-	var out []rules.Finding
+func walkFindings(errs []manifest.WalkError) []analysis.Finding {
+	var out []analysis.Finding
 	for _, e := range errs {
-		out = append(out, rules.Finding{Rule: rules.InputErrorID, Severity: rules.Error, Message: e.Err.Error(), File: e.Path, Doc: -1})
+		out = append(out, analysis.Finding{Rule: engine.InputErrorID, Severity: analysis.Error, Message: e.Err.Error(), File: e.Path, Doc: -1})
 	}
 	return out
-}
-
-func failing(fs []rules.Finding, threshold rules.Severity, never bool) bool {
-	if never {
-		return false
-	}
-	for _, f := range fs {
-		if f.Severity >= threshold {
-			return true
-		}
-	}
-	return false
 }
 
 // colorOK reports whether w is a terminal and the user has not opted out.

@@ -5,15 +5,12 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
-	"sync"
 
 	"github.com/aymanbagabas/go-udiff"
 
-	"github.com/shipshape-dev/shipshape/internal/engine"
 	"github.com/shipshape-dev/shipshape/internal/fixer"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/report"
-	"github.com/shipshape-dev/shipshape/rules"
 )
 
 func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -50,46 +47,34 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 
-	var mu sync.Mutex
-	outcomes := map[string]*fixer.Outcome{}
-	res := eng.Run(inputs, func(fr *engine.FileResult) {
-		o := fixer.Fix(eng, fr)
-		if o.Changed() && !dryRun && fr.Input.Path != manifest.Stdin {
-			snap, err := fixer.Take(fr.Input.Path, o.Orig)
-			if err == nil {
-				err = fixer.WriteFile(fr.Input.Path, o.Out, snap, roots)
-			}
-			if err != nil {
-				o.Err = err
-				o.Remaining = fr.Findings
-			}
-		}
-		if o.Err != nil {
-			o.Applied = nil
-		}
-		fr.Findings = o.Remaining
-		mu.Lock()
-		outcomes[fr.Input.Path] = o
-		mu.Unlock()
-	})
-
-	// Cross-resource fixes (LWS ordering) can touch objects in any file and
-	// arrive after the per-file pass: a second pass over the files they
-	// concern applies them (internal/fixer/plan.go).
-	crossFailures := fixer.CrossFix(eng, res, outcomes, fixer.CrossOptions{DryRun: dryRun, Roots: roots})
+	eng.KeepSource = true
+	res := eng.Run(inputs)
+	outcomes := fixer.Files(eng, res, fixer.Options{DryRun: dryRun, Roots: roots})
+	byPath := map[string]*fixer.Outcome{}
+	for _, o := range outcomes {
+		byPath[o.Path] = o
+	}
 
 	fixedFiles, fixedCount, changed := 0, 0, false
-	failures := crossFailures
+	var failures []*fixer.Outcome
 	for _, fr := range res.Files {
-		o := outcomes[fr.Input.Path]
+		o := byPath[fr.Input.Path]
+		if fr.Input.Path == manifest.Stdin && fr.File != nil {
+			// The fixed stream is the output, fixed or not.
+			out := fr.File.Src
+			if fr.File.BOM {
+				out = append([]byte("\xef\xbb\xbf"), out...)
+			}
+			if o != nil && o.Changed() {
+				out = o.Out
+			}
+			stdout.Write(out)
+		}
 		if o == nil {
 			continue
 		}
-		if fr.Input.Path == manifest.Stdin {
-			stdout.Write(o.Out)
-		}
 		if o.Err != nil {
-			failures = append(failures, rules.Finding{Rule: "fix", Severity: rules.Error, File: o.Path, Message: "cannot fix: " + o.Err.Error(), Doc: -1})
+			failures = append(failures, o)
 			continue
 		}
 		if !o.Changed() {
@@ -115,14 +100,14 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(msgs, report.Sanitize(line))
 		}
 	}
-	for _, f := range failures {
-		fmt.Fprintf(stderr, "%s: %s\n", f.File, f.Message)
+	for _, o := range failures {
+		fmt.Fprintf(stderr, "%s: cannot fix: %v\n", o.Path, o.Err)
 	}
 	left := append(walkFindings(walkErrs), res.Findings...)
 	if !diff {
 		sum := summarize(res, left)
 		if len(left) > 0 {
-			report.Write(msgs, "text", left, sum, rules.All(), report.Options{Color: colorOK(msgs)})
+			report.Write(msgs, "text", left, sum, eng.Rules(), report.Options{Color: colorOK(msgs)})
 		}
 		verb := "fixed"
 		if check {
@@ -131,7 +116,7 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(msgs, "%s %d %s in %d %s; %d left\n", verb, fixedCount, plural(fixedCount, "finding"), fixedFiles, plural(fixedFiles, "file"), len(left))
 	}
 	switch {
-	case check && changed, len(failures) > 0, failing(left, ses.threshold, ses.never):
+	case check && changed, len(failures) > 0, len(ses.failOn.Failing(left)) > 0:
 		return exitFindings
 	}
 	return exitOK

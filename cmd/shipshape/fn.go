@@ -7,6 +7,7 @@ import (
 
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/krm"
+	"github.com/shipshape-dev/shipshape/rules"
 )
 
 const fnHelp = `Usage: shipshape fn < ResourceList
@@ -36,7 +37,7 @@ func runFn(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "shipshape fn: unexpected argument %q: the input is a ResourceList on stdin (for kustomize legacy exec plugins see shipshape plugin install)\n", args[0])
 		return exitUsage
 	}
-	out, err := krm.Run(stdin, stdout)
+	out, err := krm.Run(stdin, stdout, rules.All())
 	if err != nil {
 		var ce *config.Error
 		if errors.As(err, &ce) {

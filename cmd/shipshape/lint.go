@@ -5,10 +5,10 @@ import (
 	"io"
 	"slices"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/engine"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/report"
-	"github.com/shipshape-dev/shipshape/rules"
 )
 
 func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -28,21 +28,21 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usageError(stderr, err)
 	}
 	var walkErrs []manifest.WalkError
-	res := ses.eng.RunSeq(ses.inputs(&walkErrs), nil)
+	res := ses.eng.RunSeq(ses.inputs(&walkErrs))
 	findings := append(walkFindings(walkErrs), res.Findings...)
 	sum := summarize(res, findings)
 	opt := report.Options{Color: colorOK(stdout), ToolVersion: version, FixCommand: "shipshape fix"}
-	if err := report.Write(stdout, format, findings, sum, rules.All(), opt); err != nil {
+	if err := report.Write(stdout, format, findings, sum, ses.eng.Rules(), opt); err != nil {
 		fmt.Fprintf(stderr, "shipshape: %v\n", err)
 		return exitUsage
 	}
-	if failing(findings, ses.threshold, ses.never) {
+	if len(ses.failOn.Failing(findings)) > 0 {
 		return exitFindings
 	}
 	return exitOK
 }
 
-func summarize(res *engine.Result, findings []rules.Finding) report.Summary {
+func summarize(res *engine.Result, findings []analysis.Finding) report.Summary {
 	sum := report.Count(findings)
 	sum.Files = len(res.Files)
 	sum.Resources = res.Resources

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/engine"
 	"github.com/shipshape-dev/shipshape/internal/fixer"
@@ -204,11 +205,7 @@ func runPluginExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	if err != nil {
 		return usageError(stderr, err)
 	}
-	eng, err := engine.New(cfg, nil, nil)
-	if err != nil {
-		return usageError(stderr, err)
-	}
-	threshold, never, err := parseFailOn(cfg.FailOn)
+	eng, err := engine.New(rules.All(), cfg, nil, nil)
 	if err != nil {
 		return usageError(stderr, err)
 	}
@@ -218,47 +215,36 @@ func runPluginExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 		return exitUsage
 	}
 	eng.Stdin = bytes.NewReader(src)
-	out := src
-	var fixErr error
-	var hook engine.Hook
-	if cfg.Mode == "fix" {
-		hook = func(fr *engine.FileResult) {
-			o := fixer.Fix(eng, fr)
-			if o.Err != nil {
-				fixErr = o.Err
-				return
-			}
-			out = o.Out
-			fr.Findings = o.Remaining
-		}
-	}
-	res := eng.Run([]manifest.Input{{Path: manifest.Stdin, Explicit: true}}, hook)
-	if _, err := stdout.Write(out); err != nil {
-		fmt.Fprintf(stderr, "shipshape: writing stdout: %v\n", err)
-		return exitFindings
-	}
-	if fixErr != nil {
-		fmt.Fprintf(stderr, "shipshape: cannot fix: %v\n", fixErr)
-		return exitFindings
-	}
-	var fail []rules.Finding
-	if !never {
-		for _, f := range res.Findings {
-			if f.Severity >= threshold {
-				fail = append(fail, f)
-			}
-		}
-	}
+	eng.KeepSource = true
+	res := eng.Run([]manifest.Input{{Path: manifest.Stdin, Explicit: true}})
 	mode := cfg.Mode
 	if mode == "" {
 		mode = "lint"
 	}
-	return reportFailing(stderr, fail, cfg.FailOn, mode)
+	out := src
+	if mode == "fix" {
+		// The same driver as shipshape fix -: the stream is the file.
+		for _, o := range fixer.Files(eng, res, fixer.Options{DryRun: true}) {
+			if o.Err != nil {
+				fmt.Fprintf(stderr, "shipshape: cannot fix: %v\n", o.Err)
+				stdout.Write(out)
+				return exitFindings
+			}
+			if o.Changed() {
+				out = o.Out
+			}
+		}
+	}
+	if _, err := stdout.Write(out); err != nil {
+		fmt.Fprintf(stderr, "shipshape: writing stdout: %v\n", err)
+		return exitFindings
+	}
+	return reportFailing(stderr, eng.FailOn().Failing(res.Findings), cfg.FailOn, mode)
 }
 
 // reportFailing prints findings that fail the run, one line each, and a
 // summary; it returns the exit code.
-func reportFailing(stderr io.Writer, failing []rules.Finding, failOn, mode string) int {
+func reportFailing(stderr io.Writer, failing []analysis.Finding, failOn, mode string) int {
 	if len(failing) == 0 {
 		return exitOK
 	}

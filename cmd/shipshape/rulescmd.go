@@ -5,6 +5,8 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/engine"
 	"github.com/shipshape-dev/shipshape/rules"
 )
 
@@ -15,7 +17,7 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RULE\tSEVERITY\tFIXABLE\tSUMMARY")
-	for _, r := range rules.All() {
+	for _, r := range known() {
 		fixable := "no"
 		if r.Fixable {
 			fixable = "yes"
@@ -35,11 +37,19 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	r := rules.Get(fs.Arg(0))
+	var r *analysis.Rule
+	for _, k := range known() {
+		if k.ID == fs.Arg(0) {
+			r = k
+		}
+	}
 	if r == nil {
 		fmt.Fprintf(stderr, "shipshape: unknown rule %q (see shipshape rules)\n", fs.Arg(0))
 		return exitUsage
 	}
-	fmt.Fprint(stdout, rules.Markdown(r))
+	fmt.Fprint(stdout, analysis.Markdown(r))
 	return exitOK
 }
+
+// known is every rule: shipshape's rules and the engine's own.
+func known() []*analysis.Rule { return engine.WithBuiltin(rules.All()) }

@@ -16,6 +16,7 @@ import (
 	yamlv3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/corpus"
 	"github.com/shipshape-dev/shipshape/internal/engine"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
@@ -36,7 +37,7 @@ func newEngine(t testing.TB) *engine.Engine {
 			disable = append(disable, r.ID)
 		}
 	}
-	eng, err := engine.New(nil, nil, disable)
+	eng, err := engine.New(rules.All(), nil, nil, disable)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,14 +131,14 @@ func (d *differ) file(path string, data []byte) {
 		d.problem("%s: shipshape reads %d built-in objects, kubectl %d", path, len(objs), len(api))
 		return
 	}
-	var dupFindings []rules.Finding
+	var dupFindings []analysis.Finding
 	for i, obj := range objs {
 		if ignored(obj) {
 			d.st.skipped++
 			continue
 		}
 		findings := d.eng.LintObjects([]*manifest.Object{obj})
-		var mine []rules.Finding
+		var mine []analysis.Finding
 		for _, fd := range findings {
 			if fd.Rule == "duplicate-key" {
 				dupFindings = append(dupFindings, fd)
@@ -150,7 +151,7 @@ func (d *differ) file(path string, data []byte) {
 	d.duplicates(path, chunks, objs, dupFindings)
 }
 
-func (d *differ) object(path string, obj *manifest.Object, api apiObject, findings []rules.Finding) {
+func (d *differ) object(path string, obj *manifest.Object, api apiObject, findings []analysis.Finding) {
 	d.st.objects++
 	where := fmt.Sprintf("%s: %s %s", path, obj.Kind, obj.Name)
 	if api.gvk.Kind != obj.Kind {
@@ -180,7 +181,7 @@ func (d *differ) object(path string, obj *manifest.Object, api apiObject, findin
 	}
 	// Every rejection carries its finding.
 	for _, e := range expected {
-		if !slices.ContainsFunc(findings, func(fd rules.Finding) bool { return e.matches(fd) }) && !d.known(path, e.path, e.msg) {
+		if !slices.ContainsFunc(findings, func(fd analysis.Finding) bool { return e.matches(fd) }) && !d.known(path, e.path, e.msg) {
 			d.problem("%s: %s: the API rejects it (%s), and shipshape has no %s finding there", where, e.path, e.msg, e.rule)
 		}
 	}
@@ -202,7 +203,7 @@ func (d *differ) object(path string, obj *manifest.Object, api apiObject, findin
 	}
 }
 
-func (e apiError) matches(fd rules.Finding) bool {
+func (e apiError) matches(fd analysis.Finding) bool {
 	if fd.Rule != e.rule && !(e.rule == "unknown-field" && strings.HasPrefix(fd.Rule, "daemonset-")) {
 		return false
 	}
@@ -214,7 +215,7 @@ func (e apiError) matches(fd rules.Finding) bool {
 
 // ignored: the object opts out of shipshape's rules by annotation.
 func ignored(obj *manifest.Object) bool {
-	return manifest.Path(obj.Node, "metadata", "annotations", engine.IgnoreAnnotation) != nil
+	return manifest.Path(obj.Node, "metadata", "annotations", analysis.IgnoreAnnotation) != nil
 }
 
 // silentChange: an ambiguous-scalar finding about a value the API accepts
@@ -222,7 +223,7 @@ func ignored(obj *manifest.Object) bool {
 // !!bool "yes": and *k after &k on all become "true": no key of the written
 // name arrives), or a null in a list or map of strings (the entry arrives
 // empty).
-func silentChange(fd rules.Finding, ix *spanIndex) bool {
+func silentChange(fd analysis.Finding, ix *spanIndex) bool {
 	s, ok := ix.byPath[fd.Field]
 	if strings.HasPrefix(fd.Message, "unquoted key") || strings.HasPrefix(fd.Message, "tagged key") ||
 		strings.HasPrefix(fd.Message, "alias key") {
@@ -258,7 +259,7 @@ func lastKey(path string) string {
 // yaml.v3 (kustomize; it names the line of the second key). Every
 // rejection inside an object has its finding, and every finding is a
 // rejection by one of them.
-func (d *differ) duplicates(path string, chunks []chunk, objs []*manifest.Object, findings []rules.Finding) {
+func (d *differ) duplicates(path string, chunks []chunk, objs []*manifest.Object, findings []analysis.Finding) {
 	var v2Lines, v3Lines []int
 	for _, c := range chunks {
 		for _, l := range duplicateLines(c) {

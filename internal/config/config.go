@@ -252,18 +252,13 @@ func parseBool(v string) (bool, error) {
 	return false, fmt.Errorf("want true or false, got %q", v)
 }
 
-// validate checks the values whose set is known here; rule IDs are checked
-// by the engine, which knows the rules.
+// validate checks the values whose set is known here; rule IDs and the
+// fail level are checked by the engine, which knows rules and severities.
 func (c *Config) validate() error {
 	switch c.Mode {
 	case "", "lint", "fix":
 	default:
 		return &Error{c.Source, fmt.Sprintf("spec.mode: %q is not lint or fix", c.Mode)}
-	}
-	switch strings.ToLower(c.FailOn) {
-	case "", "error", "warning", "info", "none":
-	default:
-		return &Error{c.Source, fmt.Sprintf("spec.failOn: %q is not error, warning, info or none", c.FailOn)}
 	}
 	switch c.LWS.Engine {
 	case "", "auto", "argocd", "kapp", "cli-utils", "flux", "none":

@@ -39,7 +39,6 @@ func TestParseErrors(t *testing.T) {
 		{"wrong kind", "apiVersion: v1\nkind: ConfigMap\n", "apiVersion/kind must be shipshape.dev/v1alpha1 ShipshapeConfig"},
 		{"bad mode", "apiVersion: shipshape.dev/v1alpha1\nkind: ShipshapeConfig\nspec:\n  mode: apply\n", "spec.mode"},
 		{"bad engine", "apiVersion: shipshape.dev/v1alpha1\nkind: ShipshapeConfig\nspec:\n  lws: {engine: helm}\n", "spec.lws.engine"},
-		{"bad failOn", "apiVersion: shipshape.dev/v1alpha1\nkind: ShipshapeConfig\nspec:\n  failOn: sometimes\n", "spec.failOn"},
 		{"bad yaml", "apiVersion: [\n", "line"},
 	}
 	for _, tc := range tests {

@@ -1,26 +1,26 @@
 // Package engine is the driver: it reads inputs in parallel, runs the
 // enabled rules over every object, applies configuration and suppressions,
 // and hands back findings as data. Printing and fixing belong to callers.
+//
+// The engine owns, for every rule alike, per-object and cross-resource:
+// enable/disable, severity overrides, suppression (the ignore annotation
+// and ignore comments), and the one order of findings (analysis.Sort).
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"iter"
 	"os"
 	"runtime"
 	"slices"
-	"sort"
-	"strings"
 	"sync"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
-	"github.com/shipshape-dev/shipshape/rules"
 )
-
-// IgnoreAnnotation lists rule IDs (or "all") an object opts out of.
-const IgnoreAnnotation = "shipshape.dev/ignore"
 
 // DefaultMaxFileSize bounds what one file may make shipshape read.
 const DefaultMaxFileSize = 64 << 20
@@ -32,36 +32,52 @@ var templateNotice = map[string]string{
 
 // Engine holds the enabled rules with their effective severities.
 type Engine struct {
-	rules    []*rules.Rule
-	severity map[string]rules.Severity
+	known    []*analysis.Rule // every rule, the engine's own included, by ID
+	rules    []*analysis.Rule // the enabled ones, by ID
+	cross    []*analysis.Rule // the enabled cross-resource ones
+	severity map[string]analysis.Severity
 	cfg      *config.Config
+	failOn   analysis.FailOn
 	// MaxFileSize refuses larger files with a finding instead of reading them.
 	MaxFileSize int64
 	// Stdin is read for the path "-".
 	Stdin io.Reader
+	// KeepSource keeps each file's bytes in its result after the run (the
+	// fix driver applies fixes to them); node trees are never kept.
+	KeepSource bool
+
+	kusts *manifest.Kustomizations
 }
 
-// New builds an engine from a config (nil for none) and command-line
-// --enable/--disable lists, which win over the config.
-func New(cfg *config.Config, enable, disable []string) (*Engine, error) {
+// New builds an engine over rs (the engine adds its own rules: syntax,
+// templates, unreadable inputs) from a config (nil for none) and
+// command-line --enable/--disable lists, which win over the config.
+func New(rs []*analysis.Rule, cfg *config.Config, enable, disable []string) (*Engine, error) {
 	if cfg == nil {
 		cfg = &config.Config{}
 	}
-	e := &Engine{cfg: cfg, severity: map[string]rules.Severity{}, MaxFileSize: DefaultMaxFileSize, Stdin: os.Stdin}
+	e := &Engine{cfg: cfg, known: WithBuiltin(rs), severity: map[string]analysis.Severity{}, MaxFileSize: DefaultMaxFileSize, Stdin: os.Stdin,
+		kusts: &manifest.Kustomizations{}}
+	var err error
+	if e.failOn, err = analysis.ParseFailOn(cfg.FailOn); err != nil {
+		return nil, &config.Error{Source: cfg.Source, Msg: "spec.failOn: " + err.Error()}
+	}
+	byID := map[string]*analysis.Rule{}
 	on := map[string]bool{}
-	for _, r := range rules.All() {
+	for _, r := range e.known {
+		byID[r.ID] = r
 		on[r.ID] = true
 		e.severity[r.ID] = r.Severity
 	}
 	for id, rc := range cfg.Rules {
-		if rules.Get(id) == nil {
+		if byID[id] == nil {
 			return nil, &config.Error{Source: cfg.Source, Msg: fmt.Sprintf("spec.rules.%s: unknown rule (see shipshape rules)", id)}
 		}
 		if rc.Enabled != nil {
 			on[id] = *rc.Enabled
 		}
 		if rc.Severity != "" {
-			s, err := rules.ParseSeverity(rc.Severity)
+			s, err := analysis.ParseSeverity(rc.Severity)
 			if err != nil {
 				return nil, &config.Error{Source: cfg.Source, Msg: fmt.Sprintf("spec.rules.%s.severity: %v", id, err)}
 			}
@@ -74,19 +90,26 @@ func New(cfg *config.Config, enable, disable []string) (*Engine, error) {
 		flag  string
 	}{{enable, true, "--enable"}, {disable, false, "--disable"}} {
 		for _, id := range list.ids {
-			if rules.Get(id) == nil {
+			if byID[id] == nil {
 				return nil, &config.Error{Source: list.flag, Msg: fmt.Sprintf("unknown rule %q (see shipshape rules)", id)}
 			}
 			on[id] = list.value
 		}
 	}
-	for _, r := range rules.All() {
+	for _, r := range e.known {
 		if on[r.ID] {
 			e.rules = append(e.rules, r)
+			if r.Cross != nil {
+				e.cross = append(e.cross, r)
+			}
 		}
 	}
 	return e, nil
 }
+
+// Rules returns every rule the engine knows, enabled or not, by ID: what
+// printers describe (SARIF rule metadata, JUnit).
+func (e *Engine) Rules() []*analysis.Rule { return e.known }
 
 // Enabled reports whether rule id is on.
 func (e *Engine) Enabled(id string) bool {
@@ -98,42 +121,55 @@ func (e *Engine) Enabled(id string) bool {
 	return false
 }
 
+// FailOn is the configured fail level (spec.failOn; error by default).
+func (e *Engine) FailOn() analysis.FailOn { return e.failOn }
+
 // Config returns the configuration the engine was built with.
 func (e *Engine) Config() *config.Config { return e.cfg }
 
 // FileResult is what one input produced.
 type FileResult struct {
-	Input    manifest.Input
-	File     *manifest.File // nil when the file could not be read
-	Findings []rules.Finding
+	Input manifest.Input
+	// File is nil when the file could not be read. After a run it holds
+	// the path, the document count and (KeepSource) the bytes, never the
+	// node tree.
+	File     *manifest.File
+	Findings []analysis.Finding
+
+	own       []analysis.Finding // Findings without the cross-resource ones
+	objects   int
+	summaries []summary
+	ignores   lineIgnores
+	optOuts   map[objectKey]analysis.RuleSet // objects with an ignore annotation
 }
 
 // Result is a whole run.
 type Result struct {
 	Files     []*FileResult
-	Findings  []rules.Finding // all findings, files in input order, then by position
+	Findings  []analysis.Finding // all findings, files in input order, then by position
 	Resources int
 }
 
-// Hook runs in the worker right after a file is linted, while its nodes are
-// still in memory (fix uses it). It may replace fr.Findings.
-type Hook func(fr *FileResult)
+// objectKey names an object within its file.
+type objectKey struct{ doc, item int }
 
-// Run lints inputs in parallel. Per-file findings are sorted by position;
-// cross-resource findings are merged in at the end.
-func (e *Engine) Run(inputs []manifest.Input, hook Hook) *Result {
-	return e.RunSeq(slices.Values(inputs), hook)
+// summary is what a cross-resource rule kept of one object.
+type summary struct {
+	rule  int // index in Engine.cross
+	file  string
+	obj   objectKey
+	value any
+}
+
+// Run lints inputs in parallel.
+func (e *Engine) Run(inputs []manifest.Input) *Result {
+	return e.RunSeq(slices.Values(inputs))
 }
 
 // RunSeq is Run over inputs as they come (manifest.Walk): files are read
 // and linted while the walk goes on. Files are in the order inputs gave.
-func (e *Engine) RunSeq(inputs iter.Seq[manifest.Input], hook Hook) *Result {
+func (e *Engine) RunSeq(inputs iter.Seq[manifest.Input]) *Result {
 	res := &Result{}
-	aggs := e.newAggregates()
-	kusts := &manifest.Kustomizations{}
-	var mu sync.Mutex // guards aggregates and res.Resources
-	ignores := map[string]lineIgnores{}
-
 	// Each input's result is filled in through its own pointer, so that
 	// the workers never touch res.Files, which this goroutine appends to.
 	jobs := make(chan *FileResult, 64)
@@ -142,22 +178,13 @@ func (e *Engine) RunSeq(inputs iter.Seq[manifest.Input], hook Hook) *Result {
 		wg.Go(func() {
 			for slot := range jobs {
 				in := slot.Input
-				fr := e.safely(in, func() *FileResult {
-					fr := e.processFile(in, kusts, aggs, &mu, ignores)
-					if hook != nil && fr.File != nil {
-						hook(fr)
+				*slot = *e.safely(in, func() *FileResult {
+					data, err := e.read(in)
+					if err != nil {
+						return &FileResult{Input: in, own: []analysis.Finding{e.fileFinding(in.Path, InputErrorID, err.Error())}}
 					}
-					return fr
+					return e.LintFile(in, data)
 				})
-				if fr.File != nil {
-					mu.Lock()
-					res.Resources += len(fr.File.Objects)
-					mu.Unlock()
-					// Findings outlive the file; the node tree does not
-					// need to, so memory stays flat over large trees.
-					fr.File = &manifest.File{Path: fr.File.Path, Docs: fr.File.Docs}
-				}
-				*slot = *fr
 			}
 		})
 	}
@@ -168,63 +195,120 @@ func (e *Engine) RunSeq(inputs iter.Seq[manifest.Input], hook Hook) *Result {
 	}
 	close(jobs)
 	wg.Wait()
-
-	order := map[string]int{}
-	for i, fr := range res.Files {
-		order[fr.Input.Path] = i
-	}
-	for _, a := range aggs {
-		a.agg.Finish(func(f rules.Finding) {
-			if ig, ok := ignores[f.File]; ok && ig.suppresses(f.Line, f.Rule) {
-				return
-			}
-			f.Severity = e.severity[f.Rule]
-			if i, ok := order[f.File]; ok {
-				res.Files[i].Findings = append(res.Files[i].Findings, f)
-			}
-		})
-	}
-	for _, fr := range res.Files {
-		SortFindings(fr.Findings)
-		res.Findings = append(res.Findings, fr.Findings...)
-	}
+	e.Finish(res)
 	return res
 }
 
-type aggregate struct {
-	rule *rules.Rule
-	agg  rules.Aggregate
+// RunSource lints one file's bytes given in memory, as Run would lint
+// them read from path (the kustomization beside path included), keeping
+// the bytes for the fix driver.
+func (e *Engine) RunSource(path string, src []byte) *Result {
+	in := manifest.Input{Path: path, Explicit: true}
+	fr := e.safely(in, func() *FileResult { return e.LintFile(in, src) })
+	if fr.File != nil {
+		fr.File.Src = src
+	}
+	res := &Result{Files: []*FileResult{fr}}
+	e.Finish(res)
+	return res
 }
 
-func (e *Engine) newAggregates() []aggregate {
-	var out []aggregate
-	for _, r := range e.rules {
-		if r.NewAggregate != nil {
-			agg := r.NewAggregate()
-			// Cross-resource rules that read settings (lws.engine, ...).
-			if c, ok := agg.(rules.Configurable); ok {
-				c.Configure(e.cfg)
+// LintFile parses one input's bytes and runs the per-object and per-file
+// rules, and keeps the cross-resource rules' summaries; Finish judges
+// those. The result holds no node tree.
+func (e *Engine) LintFile(in manifest.Input, data []byte) *FileResult {
+	f := manifest.Parse(in.Path, data, e.context(in.Path))
+	fr := &FileResult{Input: in, ignores: scanIgnores(f.Src), objects: len(f.Objects)}
+	fr.own = e.lint(f, fr.ignores)
+	if f.Template == "" && !fr.ignores.all() {
+		for _, obj := range f.Objects {
+			if obj.Partial {
+				continue
 			}
-			out = append(out, aggregate{r, agg})
+			k := objectKey{obj.Doc, obj.Item}
+			ignored := analysis.IgnoredRules(obj)
+			if ignored != nil {
+				if fr.optOuts == nil {
+					fr.optOuts = map[objectKey]analysis.RuleSet{}
+				}
+				fr.optOuts[k] = ignored
+			}
+			fr.summaries = e.summarize(obj, k, fr.summaries)
+		}
+	}
+	// Findings outlive the file; the node tree does not need to, so
+	// memory stays flat over large trees.
+	fr.File = &manifest.File{Path: f.Path, Docs: f.Docs, BOM: f.BOM, Context: f.Context}
+	if e.KeepSource {
+		fr.File.Src = f.Src
+	}
+	return fr
+}
+
+// context is what the kustomization beside a file says about it.
+func (e *Engine) context(path string) manifest.Context {
+	return e.kusts.For(path)
+}
+
+func (e *Engine) summarize(obj *manifest.Object, k objectKey, out []summary) []summary {
+	for i, r := range e.cross {
+		p := analysis.NewPass(r, obj, e.cfg, nil)
+		if v, ok := r.Cross.Summarize(p); ok {
+			out = append(out, summary{i, obj.File, k, v})
 		}
 	}
 	return out
 }
 
-// SortFindings orders findings by file position, then rule.
-func SortFindings(fs []rules.Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.Column != b.Column {
-			return a.Column < b.Column
-		}
-		return a.Rule < b.Rule
-	})
+// Finish runs the cross-resource rules over the summaries of res's files
+// and merges their findings into each file's, in the one order. It can be
+// called again after files were replaced (the fix driver verifies so).
+func (e *Engine) Finish(res *Result) {
+	byPath := map[string]*FileResult{}
+	for _, fr := range res.Files {
+		byPath[fr.Input.Path] = fr
+	}
+	e.finish(res, func(f analysis.Finding) *FileResult { return byPath[f.File] })
 }
 
+// finish is Finish with where each cross-resource finding goes.
+func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) {
+	var all []summary
+	res.Resources = 0
+	for _, fr := range res.Files {
+		fr.Findings = append(fr.Findings[:0:0], fr.own...)
+		all = append(all, fr.summaries...)
+		res.Resources += fr.objects
+	}
+	if len(e.cross) > 0 && len(all) > 0 {
+		// File order, whatever order files were read in.
+		slices.SortStableFunc(all, func(a, b summary) int {
+			return cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.obj.doc, b.obj.doc), cmp.Compare(a.obj.item, b.obj.item))
+		})
+		shared := map[string]any{}
+		for i, r := range e.cross {
+			var mine []any
+			for _, s := range all {
+				if s.rule == i {
+					mine = append(mine, s.value)
+				}
+			}
+			r.Cross.Finish(analysis.NewCrossPass(r, e.cfg, shared, func(f analysis.Finding) {
+				fr := fileOf(f)
+				if fr == nil || fr.ignores.suppresses(f.Line, f.Rule) || fr.optOuts[objectKey{f.Doc, f.Item}].Has(f.Rule) {
+					return
+				}
+				f.Severity = e.severity[f.Rule]
+				fr.Findings = append(fr.Findings, f)
+			}), mine)
+		}
+	}
+	res.Findings = res.Findings[:0]
+	for _, fr := range res.Files {
+		analysis.Sort(fr.Findings)
+		res.Findings = append(res.Findings, fr.Findings...)
+	}
+}
 func (e *Engine) read(in manifest.Input) ([]byte, error) {
 	var r io.Reader
 	var size int64 // as stat says; stdin: unknown
@@ -290,31 +374,22 @@ func readAll(r io.Reader, size int64) ([]byte, error) {
 	}
 }
 
-func (e *Engine) processFile(in manifest.Input, kusts *manifest.Kustomizations, aggs []aggregate, mu *sync.Mutex, ignores map[string]lineIgnores) *FileResult {
-	fr := &FileResult{Input: in}
-	data, err := e.read(in)
-	if err != nil {
-		fr.Findings = []rules.Finding{e.fileFinding(in.Path, rules.InputErrorID, err.Error())}
-		return fr
-	}
-	fr.File = manifest.Parse(in.Path, data, kusts.For(in.Path))
-	ig := scanIgnores(fr.File.Src)
-	fr.Findings = e.lint(fr.File, ig)
-	if len(aggs) > 0 || ig != nil {
-		mu.Lock()
-		if ig != nil {
-			ignores[in.Path] = ig
+// Relint is res with the files in changed linted again from their new
+// bytes, and the cross-resource rules run again over every file: what the
+// fix driver verifies against. res is left as it was.
+func (e *Engine) Relint(res *Result, changed map[string][]byte) *Result {
+	out := &Result{}
+	for _, fr := range res.Files {
+		if data, ok := changed[fr.Input.Path]; ok {
+			in := fr.Input
+			out.Files = append(out.Files, e.safely(in, func() *FileResult { return e.LintFile(in, data) }))
+			continue
 		}
-		if !ig.all() {
-			for _, obj := range fr.File.Objects {
-				if !obj.Partial {
-					observe(aggs, obj)
-				}
-			}
-		}
-		mu.Unlock()
+		c := *fr
+		out.Files = append(out.Files, &c)
 	}
-	return fr
+	e.Finish(out)
+	return out
 }
 
 // safely runs one file's work; a panic becomes an internal-error finding
@@ -323,51 +398,47 @@ func (e *Engine) processFile(in manifest.Input, kusts *manifest.Kustomizations, 
 func (e *Engine) safely(in manifest.Input, work func() *FileResult) (fr *FileResult) {
 	defer func() {
 		if r := recover(); r != nil {
-			fr = &FileResult{Input: in, Findings: []rules.Finding{
-				e.fileFinding(in.Path, rules.InternalErrorID, fmt.Sprintf("internal error while processing this file (please report it): %v", r)),
+			fr = &FileResult{Input: in, own: []analysis.Finding{
+				e.fileFinding(in.Path, InternalErrorID, fmt.Sprintf("internal error while processing this file (please report it): %v", r)),
 			}}
 		}
 	}()
 	return work()
 }
 
-func (e *Engine) fileFinding(path, rule, msg string) rules.Finding {
-	return rules.Finding{Rule: rule, Severity: e.severity[rule], Message: msg, File: path, Doc: -1}
+func (e *Engine) fileFinding(path, rule, msg string) analysis.Finding {
+	return analysis.Finding{Rule: rule, Severity: e.severity[rule], Message: msg, File: path, Doc: -1, Item: -1}
 }
 
-// Lint runs the per-object rules over a parsed file and applies
-// suppressions. It does not feed cross-resource rules, so fix can call it
-// again on its output.
-func (e *Engine) Lint(f *manifest.File) []rules.Finding {
+// Lint runs the per-object and per-file rules over a parsed file and
+// applies suppressions; cross-resource rules are left out.
+func (e *Engine) Lint(f *manifest.File) []analysis.Finding {
 	return e.lint(f, scanIgnores(f.Src))
 }
 
 // lint is Lint with the file's ignore comments already scanned.
-func (e *Engine) lint(f *manifest.File, ig lineIgnores) []rules.Finding {
-	var out []rules.Finding
+func (e *Engine) lint(f *manifest.File, ig lineIgnores) []analysis.Finding {
+	var out []analysis.Finding
 	if f.Template != "" {
-		if e.Enabled(rules.TemplateID) {
-			out = append(out, e.fileFinding(f.Path, rules.TemplateID, templateNotice[f.Template]))
+		if e.Enabled(TemplateID) {
+			out = append(out, e.fileFinding(f.Path, TemplateID, templateNotice[f.Template]))
 		}
 		return out
 	}
 	if ig.all() {
 		return nil
 	}
-	if e.Enabled(rules.SyntaxID) {
+	if e.Enabled(SyntaxID) {
 		for _, se := range f.Errors {
-			fd := e.fileFinding(f.Path, rules.SyntaxID, se.Message)
+			fd := e.fileFinding(f.Path, SyntaxID, se.Message)
 			fd.Line, fd.Column = se.Line, se.Column
 			out = append(out, fd)
 		}
 	}
-	// Documents that are a bare value or a list of objects: kubectl wants
-	// an object per document.
-	if e.Enabled(rules.TypeMismatchID) {
-		for _, st := range f.Strays {
-			fd := e.fileFinding(f.Path, rules.TypeMismatchID, st.Message)
-			fd.Line, fd.Column, fd.Doc = st.Line, st.Column, st.Doc
-			out = append(out, fd)
+	sink := func(fd analysis.Finding) { out = append(out, fd) }
+	for _, r := range e.rules {
+		if r.CheckFile != nil {
+			r.CheckFile(analysis.NewFilePass(r, f, e.cfg, sink))
 		}
 	}
 	out = e.checkObjects(f.Objects, out)
@@ -379,58 +450,23 @@ func (e *Engine) lint(f *manifest.File, ig lineIgnores) []rules.Finding {
 		fd.Severity = e.severity[fd.Rule]
 		kept = append(kept, fd)
 	}
-	SortFindings(kept)
+	analysis.Sort(kept)
 	return kept
 }
 
-// ruleSet is the rules an object's ignore annotation names ("all" among
-// them covers every rule); nil for the usual object without one.
-type ruleSet []string
-
-// annotationIgnores reads an object's ignore annotation, once per object.
-func annotationIgnores(obj *manifest.Object) ruleSet {
-	v := manifest.ScalarValue(manifest.Path(obj.Node, "metadata", "annotations", IgnoreAnnotation))
-	if v == "" {
-		return nil
-	}
-	var ids ruleSet
-	for _, id := range strings.Split(v, ",") {
-		ids = append(ids, strings.TrimSpace(id))
-	}
-	return ids
-}
-
-func (s ruleSet) has(rule string) bool {
-	for _, id := range s {
-		if id == rule || id == "all" {
-			return true
-		}
-	}
-	return false
-}
-
 // checkObjects runs the per-object rules over objs, appending to out.
-func (e *Engine) checkObjects(objs []*manifest.Object, out []rules.Finding) []rules.Finding {
+func (e *Engine) checkObjects(objs []*manifest.Object, out []analysis.Finding) []analysis.Finding {
+	sink := func(fd analysis.Finding) { out = append(out, fd) }
 	for _, obj := range objs {
-		ignored := annotationIgnores(obj)
+		ignored := analysis.IgnoredRules(obj)
 		for _, r := range e.rules {
-			if r.Check == nil || (obj.Partial && !r.ValueLevel) || ignored.has(r.ID) {
+			if r.Check == nil || (obj.Partial && !r.ValueLevel) || ignored.Has(r.ID) {
 				continue
 			}
-			r.Check(rules.NewPass(r, obj, func(fd rules.Finding) {
-				out = append(out, fd)
-			}))
+			r.Check(analysis.NewPass(r, obj, e.cfg, sink))
 		}
 	}
 	return out
-}
-
-// observe feeds one object to the cross-resource rules.
-func observe(aggs []aggregate, obj *manifest.Object) {
-	ignored := annotationIgnores(obj)
-	for _, a := range aggs {
-		a.agg.Observe(rules.NewPass(a.rule, obj, nil).WithSuppressed(ignored.has(a.rule.ID)))
-	}
 }
 
 // parallelFrom is the number of objects from which LintObjects shares the
@@ -439,14 +475,15 @@ func observe(aggs []aggregate, obj *manifest.Object) {
 const parallelFrom = 64
 
 // LintObjects runs every enabled rule, cross-resource ones included, over
-// objects that did not come from files (a KRM ResourceList). Comment
-// suppressions need source text and do not apply; annotations do.
-func (e *Engine) LintObjects(objs []*manifest.Object) []rules.Finding {
-	var out []rules.Finding
+// objects that did not come from files (a KRM ResourceList, whose item
+// index is each object's Doc). Comment suppressions need source text and
+// do not apply; annotations do. Findings are by item, then position.
+func (e *Engine) LintObjects(objs []*manifest.Object) []analysis.Finding {
+	var out []analysis.Finding
 	if n := runtime.GOMAXPROCS(0); n > 1 && len(objs) >= parallelFrom {
 		// Contiguous shares, appended in order: the same findings in the
 		// same order as one goroutine would give.
-		parts := make([][]rules.Finding, n)
+		parts := make([][]analysis.Finding, n)
 		var wg sync.WaitGroup
 		for i := range n {
 			wg.Go(func() {
@@ -460,17 +497,33 @@ func (e *Engine) LintObjects(objs []*manifest.Object) []rules.Finding {
 	} else {
 		out = e.checkObjects(objs, nil)
 	}
-	aggs := e.newAggregates()
+	// One pseudo-file holds them all, so that Finish orders and
+	// suppresses as for files.
+	fr := &FileResult{}
 	for _, obj := range objs {
-		if !obj.Partial {
-			observe(aggs, obj)
+		if obj.Partial {
+			continue
 		}
-	}
-	for _, a := range aggs {
-		a.agg.Finish(func(f rules.Finding) { out = append(out, f) })
+		k := objectKey{obj.Doc, obj.Item}
+		if ignored := analysis.IgnoredRules(obj); ignored != nil {
+			if fr.optOuts == nil {
+				fr.optOuts = map[objectKey]analysis.RuleSet{}
+			}
+			fr.optOuts[k] = ignored
+		}
+		fr.summaries = e.summarize(obj, k, fr.summaries)
 	}
 	for i := range out {
 		out[i].Severity = e.severity[out[i].Rule]
 	}
-	return out
+	fr.own = out
+	e.finish(&Result{Files: []*FileResult{fr}}, func(analysis.Finding) *FileResult { return fr })
+	SortByItem(fr.Findings)
+	return fr.Findings
+}
+
+// SortByItem orders findings of a ResourceList by item, then position.
+func SortByItem(fs []analysis.Finding) {
+	analysis.Sort(fs)
+	slices.SortStableFunc(fs, func(a, b analysis.Finding) int { return cmp.Compare(a.Doc, b.Doc) })
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/corpus"
 	"github.com/shipshape-dev/shipshape/internal/engine"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/rules"
 )
 
 // Run with: go test -run '^$' -bench . -benchmem ./internal/engine/
@@ -14,7 +15,7 @@ import (
 // BenchmarkLint runs every per-object rule, with suppressions and sorting,
 // over the corpus parsed once up front: the engine's cost on top of Parse.
 func BenchmarkLint(b *testing.B) {
-	eng, err := engine.New(nil, nil, nil)
+	eng, err := engine.New(rules.All(), nil, nil, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -47,10 +48,10 @@ func BenchmarkRun(b *testing.B) {
 		docs += manifest.Parse(f.Path, f.Data, manifest.Context{}).Docs
 	}
 	corpus.PerUnit(b, docs, "doc", func() {
-		eng, err := engine.New(nil, nil, nil)
+		eng, err := engine.New(rules.All(), nil, nil, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		eng.Run(inputs, nil)
+		eng.Run(inputs)
 	})
 }

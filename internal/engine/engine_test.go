@@ -5,18 +5,17 @@ import (
 	"testing"
 
 	"github.com/shipshape-dev/shipshape/internal/manifest"
-	"github.com/shipshape-dev/shipshape/rules"
 )
 
 func TestSafelyTurnsPanicIntoFinding(t *testing.T) {
-	e, err := New(nil, nil, nil)
+	e, err := New(nil, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fr := e.safely(manifest.Input{Path: "boom.yaml"}, func() *FileResult { panic("kaboom") })
-	if len(fr.Findings) != 1 || fr.Findings[0].Rule != rules.InternalErrorID ||
-		fr.Findings[0].File != "boom.yaml" || !strings.Contains(fr.Findings[0].Message, "kaboom") {
-		t.Errorf("got %+v", fr.Findings)
+	if len(fr.own) != 1 || fr.own[0].Rule != InternalErrorID ||
+		fr.own[0].File != "boom.yaml" || !strings.Contains(fr.own[0].Message, "kaboom") {
+		t.Errorf("got %+v", fr.own)
 	}
 }
 

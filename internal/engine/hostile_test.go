@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/engine"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/rules"
@@ -22,16 +23,18 @@ func TestPanicIsPerFile(t *testing.T) {
 		os.WriteFile(p, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: yes}\n"), 0o644)
 		inputs = append(inputs, manifest.Input{Path: p})
 	}
-	eng, err := engine.New(nil, nil, nil)
+	// A rule with a bug, like a real one: a nil map write on one file.
+	boom := &analysis.Rule{ID: "boom", Check: func(p *analysis.Pass) {
+		if strings.HasSuffix(p.Object.File, "boom.yaml") {
+			var m map[string]int
+			m["x"]++
+		}
+	}}
+	eng, err := engine.New(append(rules.All(), boom), nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := eng.Run(inputs, func(fr *engine.FileResult) {
-		if strings.HasSuffix(fr.Input.Path, "boom.yaml") {
-			var m map[string]int
-			m["x"]++ // a nil map write: a runtime panic, like a real bug
-		}
-	})
+	res := eng.Run(inputs)
 	for i, fr := range res.Files {
 		boom := strings.HasSuffix(fr.Input.Path, "boom.yaml")
 		if len(fr.Findings) != 1 {
@@ -39,7 +42,7 @@ func TestPanicIsPerFile(t *testing.T) {
 		}
 		f := fr.Findings[0]
 		switch {
-		case boom && (f.Rule != rules.InternalErrorID || f.File != inputs[i].Path || !strings.Contains(f.Message, "assignment to entry in nil map")):
+		case boom && (f.Rule != engine.InternalErrorID || f.File != inputs[i].Path || !strings.Contains(f.Message, "assignment to entry in nil map")):
 			t.Errorf("boom.yaml: %+v", f)
 		case !boom && f.Rule != "ambiguous-scalar":
 			t.Errorf("%s: %+v", fr.Input.Path, f)
@@ -62,15 +65,15 @@ func TestVanishedBeforeRead(t *testing.T) {
 		t.Fatalf("inputs %v, errors %v", inputs, errs)
 	}
 	os.RemoveAll(sub)
-	eng, _ := engine.New(nil, nil, nil)
-	res := eng.Run(inputs, nil)
+	eng, _ := engine.New(rules.All(), nil, nil, nil)
+	res := eng.Run(inputs)
 	for _, fr := range res.Files {
 		gone := strings.Contains(fr.Input.Path, "sub")
 		if len(fr.Findings) != 1 {
 			t.Fatalf("%s: %+v", fr.Input.Path, fr.Findings)
 		}
 		f := fr.Findings[0]
-		if gone && (f.Rule != rules.InputErrorID || !strings.Contains(f.Message, "no such file")) || !gone && f.Rule != "ambiguous-scalar" {
+		if gone && (f.Rule != engine.InputErrorID || !strings.Contains(f.Message, "no such file")) || !gone && f.Rule != "ambiguous-scalar" {
 			t.Errorf("%s: %+v", fr.Input.Path, f)
 		}
 	}

@@ -1,120 +1,82 @@
-// Package fixer turns the fixes attached to a file's findings into new file
-// bytes, proves the result (it re-parses, and re-linting shows the fixed
-// findings gone and nothing new), and writes it atomically.
+// Package fixer is the one fix driver behind every way in: `shipshape fix`
+// (files and stdin), the legacy kustomize plugin (a stream) and `shipshape
+// fn` (ResourceList items). It plans (the fixable findings of a lint run,
+// per-object and cross-resource alike), applies (all fixes at once, else
+// one by one, skipping those that do not apply), verifies (the result is
+// parsed and linted again: the fixed findings are gone and nothing is
+// new) and hands back the result; callers only print and write.
+//
+// Every edit is addressed by object (file and document, or ResourceList
+// item) and field path; transformers.Resolve turns it into an edit on the
+// one parse it is applied to.
 package fixer
 
 import (
-	"bytes"
 	"fmt"
+	"slices"
 
-	"github.com/shipshape-dev/shipshape/internal/engine"
-	"github.com/shipshape-dev/shipshape/internal/manifest"
-	"github.com/shipshape-dev/shipshape/rules"
-	"github.com/shipshape-dev/shipshape/transformers"
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 )
 
-// Outcome is what fixing one file produced. When Err is set nothing may
-// be written for the file.
-type Outcome struct {
-	Path      string
-	Orig, Out []byte // whole file bytes, BOM included
-	Applied   []rules.Finding
-	Remaining []rules.Finding
-	Err       error
-}
-
-// Changed reports whether the file would be rewritten.
-func (o *Outcome) Changed() bool { return o.Err == nil && !bytes.Equal(o.Orig, o.Out) }
-
-// Fix applies the safe fixes of fr's findings to its source.
-func Fix(eng *engine.Engine, fr *engine.FileResult) *Outcome {
-	f := fr.File
-	o := &Outcome{Path: f.Path, Orig: withBOM(f), Remaining: fr.Findings}
-	o.Out = o.Orig
-	var fixable, rest []rules.Finding
-	for _, fd := range fr.Findings {
-		if fd.Fix != nil && len(fd.Fix.Edits) > 0 {
-			fixable = append(fixable, fd)
-		} else {
-			rest = append(rest, fd)
+// Fixable returns the findings that carry a fix with edits.
+func Fixable(fs []analysis.Finding) []analysis.Finding {
+	var out []analysis.Finding
+	for _, f := range fs {
+		if f.Fix != nil && len(f.Fix.Edits) > 0 {
+			out = append(out, f)
 		}
 	}
-	if len(fixable) == 0 {
-		return o
-	}
-	src, applied, skipped := applyAll(f.Src, fixable)
-	if len(applied) == 0 {
-		return o
-	}
-	if err := verify(eng, f, src, fr.Findings, applied); err != nil {
-		o.Err = err
-		return o
-	}
-	o.Out = src
-	if f.BOM {
-		o.Out = append([]byte("\xef\xbb\xbf"), src...)
-	}
-	o.Applied = applied
-	o.Remaining = append(rest, skipped...)
-	engine.SortFindings(o.Remaining)
-	return o
+	return out
 }
 
-func withBOM(f *manifest.File) []byte {
-	if !f.BOM {
-		return f.Src
+// applyGreedy applies every fix at once with apply, which makes a set of
+// fixes on the original and returns the result; when that fails (edits
+// that overlap, an unsafe delete), it keeps, one by one, the fixes that
+// still apply, so one awkward spot does not block the rest.
+func applyGreedy[T any](fixes []analysis.Finding, apply func([]analysis.Finding) (T, error)) (out T, applied []analysis.Finding, skipped []skip) {
+	if len(fixes) == 0 {
+		return out, nil, nil
 	}
-	return append([]byte("\xef\xbb\xbf"), f.Src...)
-}
-
-// applyAll applies every fix at once; when the byte applier refuses the
-// set (overlapping edits, an unsafe delete), it keeps the fixes one by one
-// that still apply, so one awkward spot does not block the rest.
-func applyAll(src []byte, fixable []rules.Finding) (out []byte, applied, skipped []rules.Finding) {
-	var edits []transformers.Edit
-	for _, fd := range fixable {
-		edits = append(edits, fd.Fix.Edits...)
+	if all, err := apply(fixes); err == nil {
+		return all, fixes, nil
 	}
-	if out, err := transformers.ApplyBytes(src, edits); err == nil {
-		return out, fixable, nil
-	}
-	edits = edits[:0]
-	out = src
-	for _, fd := range fixable {
-		try := append(append([]transformers.Edit(nil), edits...), fd.Fix.Edits...)
-		next, err := transformers.ApplyBytes(src, try)
+	for _, fd := range fixes {
+		try := append(slices.Clip(applied), fd)
+		next, err := apply(try)
 		if err != nil {
-			fd.Message += " (not fixed: " + err.Error() + ")"
-			fd.Fix = nil
-			skipped = append(skipped, fd)
+			skipped = append(skipped, skip{fd, err})
 			continue
 		}
-		edits, out = try, next
-		applied = append(applied, fd)
+		out, applied = next, try
 	}
 	return out, applied, skipped
 }
 
-// verify re-parses the fixed bytes and re-lints them: the same number of
-// documents, no new syntax error, and every finding left was there before
-// and was not meant to be fixed.
-func verify(eng *engine.Engine, f *manifest.File, out []byte, before, applied []rules.Finding) error {
-	nf := manifest.Parse(f.Path, out, f.Context)
-	if nf.Docs != f.Docs {
-		return fmt.Errorf("fixed output has %d documents instead of %d; not written", nf.Docs, f.Docs)
-	}
-	if len(nf.Errors) > len(f.Errors) {
-		return fmt.Errorf("fixed output does not parse (%v); not written", nf.Errors[0])
-	}
+// skip is a fix that was not applied, and why.
+type skip struct {
+	finding analysis.Finding
+	err     error
+}
+
+// notFixed is fd without its fix, saying why.
+func notFixed(fd analysis.Finding, err error) analysis.Finding {
+	fd.Message += " (not fixed: " + err.Error() + ")"
+	fd.Fix = nil
+	return fd
+}
+
+// verify checks a fixed result's findings against the findings before:
+// each applied one is gone, and every one left was there before.
+func verify(before, applied, after []analysis.Finding) error {
 	expect := map[string]int{}
 	for _, fd := range before {
-		expect[key(fd)]++
+		expect[fd.Key()]++
 	}
 	for _, fd := range applied {
-		expect[key(fd)]--
+		expect[fd.Key()]--
 	}
-	for _, fd := range eng.Lint(nf) {
-		k := key(fd)
+	for _, fd := range after {
+		k := fd.Key()
 		if expect[k] <= 0 {
 			return fmt.Errorf("fixing would leave or introduce %s at %d:%d (%s); not written", fd.Rule, fd.Line, fd.Column, fd.Message)
 		}
@@ -123,8 +85,28 @@ func verify(eng *engine.Engine, f *manifest.File, out []byte, before, applied []
 	return nil
 }
 
-// key identifies a finding independently of its position, which fixes
-// shift.
-func key(fd rules.Finding) string {
-	return fmt.Sprintf("%s\x00%d\x00%s\x00%s\x00%s", fd.Rule, fd.Doc, fd.Resource, fd.Field, fd.Message)
+// remaining is before without the applied findings, the skipped ones in
+// their place with the reason.
+func remaining(before, applied []analysis.Finding, skipped []skip) []analysis.Finding {
+	gone := map[string]int{}
+	for _, fd := range applied {
+		gone[fd.Key()]++
+	}
+	why := map[string]error{}
+	for _, s := range skipped {
+		why[s.finding.Key()] = s.err
+	}
+	var out []analysis.Finding
+	for _, fd := range before {
+		k := fd.Key()
+		if gone[k] > 0 {
+			gone[k]--
+			continue
+		}
+		if err, ok := why[k]; ok && fd.Fixable() {
+			fd = notFixed(fd, err)
+		}
+		out = append(out, fd)
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package krm
 import (
 	"io"
 
+	"github.com/shipshape-dev/shipshape/rules"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 )
@@ -15,7 +16,7 @@ func RunFramework(r io.Reader, w io.Writer) (*Outcome, error) {
 	rw := &kio.ByteReadWriter{Reader: r, Writer: w, KeepReaderAnnotations: true}
 	err := framework.Execute(framework.ResourceListProcessorFunc(func(frl *framework.ResourceList) error {
 		rl := &resourceList{Items: frl.Items, FunctionConfig: frl.FunctionConfig}
-		err := process(rl, out)
+		err := process(rl, out, rules.All())
 		frl.Items = rl.Items
 		for _, r := range rl.Results {
 			fr := &framework.Result{Message: r.Message, Severity: framework.Severity(r.Severity), ResourceRef: r.ResourceRef, Tags: r.Tags}
@@ -36,7 +37,7 @@ func RunFramework(r io.Reader, w io.Writer) (*Outcome, error) {
 func FastPath(src []byte) bool {
 	l, ok := split(src)
 	if ok {
-		_, ok = runSplit(l)
+		_, ok = runSplit(l, rules.All())
 	}
 	return ok
 }

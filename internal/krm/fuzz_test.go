@@ -10,6 +10,7 @@ import (
 
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/krm"
+	"github.com/shipshape-dev/shipshape/rules"
 )
 
 // FuzzResourceList feeds arbitrary bytes to the KRM function, as kustomize
@@ -50,7 +51,7 @@ func FuzzResourceList(f *testing.F) {
 		in, err := (&kio.ByteReader{Reader: bytes.NewReader(data)}).Read()
 		start := time.Now()
 		var out bytes.Buffer
-		_, runErr := krm.Run(bytes.NewReader(data), &out)
+		_, runErr := krm.Run(bytes.NewReader(data), &out, rules.All())
 		if d := time.Since(start); d > 5*time.Second {
 			t.Fatalf("%d bytes took %v", len(data), d)
 		}

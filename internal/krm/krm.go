@@ -23,19 +23,20 @@ package krm
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/engine"
+	"github.com/shipshape-dev/shipshape/internal/fixer"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
-	"github.com/shipshape-dev/shipshape/rules"
 	"github.com/shipshape-dev/shipshape/transformers"
 )
 
@@ -46,13 +47,14 @@ const LocalConfigAnnotation = "config.kubernetes.io/local-config"
 // Outcome is what the function found, for the caller's exit code and
 // messages.
 type Outcome struct {
-	Mode     string          // lint or fix
-	FailOn   string          // the fail level as configured ("" = error)
-	Findings []rules.Finding // what is left, in item order
-	Failing  []rules.Finding // findings at or above the fail level
-	Fixed    []rules.Finding // fix mode: findings whose fix was applied
-	src      []byte          // fast path: the ResourceList to write
-	results  []*Result       // fast path: its results
+	Mode     string // lint or fix
+	FailOn   string // the fail level as configured ("" = error)
+	failOn   analysis.FailOn
+	Findings []analysis.Finding // what is left, in item order
+	Failing  []analysis.Finding // findings at or above the fail level
+	Fixed    []analysis.Finding // fix mode: findings whose fix was applied
+	src      []byte             // fast path: the ResourceList to write
+	results  []*Result          // fast path: its results
 }
 
 // Run reads a ResourceList from r and writes the result to w. The
@@ -62,56 +64,98 @@ type Outcome struct {
 // A ResourceList in the shape kustomize and kpt write takes the fast path
 // (split.go); anything else, and anything the fast path is unsure of, goes
 // through kyaml's reader and writer (runGeneral).
-func Run(r io.Reader, w io.Writer) (*Outcome, error) {
+func Run(r io.Reader, w io.Writer, rs []*analysis.Rule) (*Outcome, error) {
 	src, err := io.ReadAll(r)
 	if err != nil {
 		return &Outcome{Mode: "lint"}, fmt.Errorf("failed to read ResourceList input: %w", err)
 	}
 	if l, ok := split(src); ok {
-		if out, ok := runSplit(l); ok {
+		if out, ok := runSplit(l, rs); ok {
 			return out, writeSplit(w, out.src, out.results)
 		}
 	}
-	return runGeneral(bytes.NewReader(src), w)
+	return runGeneral(bytes.NewReader(src), w, rs)
 }
 
 // runGeneral is the general path: kyaml reads the ResourceList, the fixes
 // are applied to the item nodes, and kyaml writes it back.
-func runGeneral(r io.Reader, w io.Writer) (*Outcome, error) {
+func runGeneral(r io.Reader, w io.Writer, rs []*analysis.Rule) (*Outcome, error) {
 	out := &Outcome{Mode: "lint"}
-	err := execute(r, w, func(rl *resourceList) error { return process(rl, out) })
+	err := execute(r, w, func(rl *resourceList) error { return process(rl, out, rs) })
 	return out, err
 }
 
-func process(rl *resourceList, out *Outcome) error {
-	eng, err := out.setUp(rl.FunctionConfig)
+func process(rl *resourceList, out *Outcome, rs []*analysis.Rule) error {
+	eng, err := out.setUp(rl.FunctionConfig, rs)
 	if err != nil {
 		rl.Results = append(rl.Results, &Result{Message: "shipshape: " + err.Error(), Severity: SeverityError})
 		return err
 	}
 	findings := eng.LintObjects(objects(rl.Items))
-	var fixed []rules.Finding
+	before := rl.Items
+	var fixed []analysis.Finding
 	if out.Mode == "fix" {
-		fixed = fixItems(eng, rl.Items, findings)
-		findings = eng.LintObjects(objects(rl.Items))
+		// Each try applies its fixes to copies of the items.
+		items, applied, left, err := fixer.Items(findings, func(set []analysis.Finding) ([]*yaml.RNode, error) {
+			copies := make([]*yaml.RNode, len(rl.Items))
+			for i, it := range rl.Items {
+				copies[i] = it.Copy()
+			}
+			edits, err := resolveAll(ynodes(copies), set)
+			if err != nil {
+				return nil, err
+			}
+			return copies, transformers.ApplyNodes(edits)
+		}, func(items []*yaml.RNode) ([]analysis.Finding, error) {
+			return eng.LintObjects(objects(items)), nil
+		})
+		if err != nil {
+			rl.Results = append(rl.Results, &Result{Message: "shipshape: cannot fix: " + err.Error(), Severity: SeverityError})
+		} else {
+			if len(applied) > 0 {
+				rl.Items = items
+			}
+			fixed, findings = applied, left
+		}
 	}
-	rl.Results = append(rl.Results, out.record(fixed, rl.Items, findings, rl.Items)...)
+	rl.Results = append(rl.Results, out.record(fixed, before, findings, rl.Items)...)
 	return nil
+}
+
+// resolveAll resolves the edits of every finding of set on items.
+func resolveAll(items []*yaml.Node, set []analysis.Finding) ([]transformers.Edit, error) {
+	var edits []transformers.Edit
+	for _, fd := range set {
+		e, err := fixer.ResolveItem(items, fd)
+		if err != nil {
+			return nil, err
+		}
+		edits = append(edits, e...)
+	}
+	return edits, nil
+}
+
+func ynodes(items []*yaml.RNode) []*yaml.Node {
+	out := make([]*yaml.Node, len(items))
+	for i, it := range items {
+		out[i] = it.YNode()
+	}
+	return out
 }
 
 // runSplit lints (and fixes) a ResourceList the fast path parsed. Fixes are
 // made in the bytes, as `shipshape fix` makes them in files, and the
 // result is parsed again for the findings left. It returns ok=false, having
 // written nothing, for what kyaml's path does differently: a bad
-// functionConfig (reported there) and fixes the byte applier refuses
-// (kyaml's path applies them to nodes, one by one if need be).
-func runSplit(l *splitList) (out *Outcome, ok bool) {
+// functionConfig (reported there) and fixes that do not verify (reported
+// there).
+func runSplit(l *splitList, rs []*analysis.Rule) (out *Outcome, ok bool) {
 	out = &Outcome{Mode: "lint"}
 	var fc *yaml.RNode
 	if l.functionConfig != nil {
 		fc = yaml.NewRNode(l.functionConfig)
 	}
-	eng, err := out.setUp(fc)
+	eng, err := out.setUp(fc, rs)
 	if err != nil {
 		return nil, false
 	}
@@ -119,54 +163,35 @@ func runSplit(l *splitList) (out *Outcome, ok bool) {
 	findings := eng.LintObjects(objects(items))
 	out.src = l.src
 	before := items
-	var fixed []rules.Finding
+	var fixed []analysis.Finding
 	if out.Mode == "fix" {
-		var src []byte
-		if src, fixed, ok = applyBytes(l.src, fixable(findings, len(items))); !ok {
-			return nil, false
-		}
-		if len(fixed) > 0 {
+		// The item nodes' positions are in l.src: every try applies its
+		// edits to those bytes.
+		var fixedItems []*yaml.RNode
+		src, applied, left, err := fixer.Items(findings, func(set []analysis.Finding) ([]byte, error) {
+			edits, err := resolveAll(l.items, set)
+			if err != nil {
+				return nil, err
+			}
+			return transformers.ApplyBytes(l.src, edits)
+		}, func(src []byte) ([]analysis.Finding, error) {
 			after, ok := split(src)
 			if !ok || len(after.items) != len(items) {
-				return nil, false
+				return nil, errors.New("the fixed ResourceList does not read back")
 			}
-			out.src, items = src, rnodes(after.items)
-			findings = eng.LintObjects(objects(items))
+			fixedItems = rnodes(after.items)
+			return eng.LintObjects(objects(fixedItems)), nil
+		})
+		if err != nil {
+			return nil, false
 		}
+		if len(applied) > 0 {
+			out.src, items = src, fixedItems
+		}
+		fixed, findings = applied, left
 	}
 	out.results = out.record(fixed, before, findings, items)
 	return out, true
-}
-
-// applyBytes makes the fixes in src, all at once or, when the byte applier
-// refuses that, one by one, skipping those it refuses (as kyaml's path
-// does per item). Each try reads the whole ResourceList, so past a few
-// dozen fixes that are refused ok=false leaves them to kyaml's path.
-func applyBytes(src []byte, fixes []rules.Finding) (out []byte, applied []rules.Finding, ok bool) {
-	if len(fixes) == 0 {
-		return src, nil, true
-	}
-	var edits []transformers.Edit
-	for _, f := range fixes {
-		edits = append(edits, f.Fix.Edits...)
-	}
-	if out, err := transformers.ApplyBytes(src, edits); err == nil {
-		return out, fixes, true
-	}
-	if len(fixes) > 64 {
-		return nil, nil, false
-	}
-	edits, out = edits[:0], src
-	for _, f := range fixes {
-		try := append(append([]transformers.Edit(nil), edits...), f.Fix.Edits...)
-		next, err := transformers.ApplyBytes(src, try)
-		if err != nil {
-			continue
-		}
-		edits, out = try, next
-		applied = append(applied, f)
-	}
-	return out, applied, true
 }
 
 func rnodes(ns []*yaml.Node) []*yaml.RNode {
@@ -195,12 +220,13 @@ func writeSplit(w io.Writer, src []byte, results []*Result) error {
 }
 
 // setUp reads the functionConfig into the engine and the outcome's mode.
-func (out *Outcome) setUp(fc *yaml.RNode) (*engine.Engine, error) {
+func (out *Outcome) setUp(fc *yaml.RNode, rs []*analysis.Rule) (*engine.Engine, error) {
 	cfg, err := functionConfig(fc)
 	var eng *engine.Engine
 	if err == nil {
-		eng, err = engine.New(cfg, nil, nil)
+		eng, err = engine.New(rs, cfg, nil, nil)
 	}
+
 	if err != nil {
 		return nil, err
 	}
@@ -208,16 +234,16 @@ func (out *Outcome) setUp(fc *yaml.RNode) (*engine.Engine, error) {
 		out.Mode = cfg.Mode
 	}
 	out.FailOn = cfg.FailOn
+	out.failOn = eng.FailOn()
 	return eng, nil
 }
 
 // record keeps the findings in the outcome and turns them into results:
 // first the fixes applied (positions in the items before fixing), then the
 // findings left (positions in the items after).
-func (out *Outcome) record(fixed []rules.Finding, before []*yaml.RNode, findings []rules.Finding, after []*yaml.RNode) []*Result {
-	threshold, never := failLevel(out.FailOn)
+func (out *Outcome) record(fixed []analysis.Finding, before []*yaml.RNode, findings []analysis.Finding, after []*yaml.RNode) []*Result {
 	out.Fixed = fixed
-	sortByItem(findings)
+	engine.SortByItem(findings)
 	out.Findings = findings
 	var results []*Result
 	for _, f := range fixed {
@@ -230,21 +256,9 @@ func (out *Outcome) record(fixed []rules.Finding, before []*yaml.RNode, findings
 	}
 	for _, f := range findings {
 		results = append(results, result(f, after))
-		if !never && f.Severity >= threshold {
-			out.Failing = append(out.Failing, f)
-		}
 	}
+	out.Failing = out.failOn.Failing(findings)
 	return results
-}
-
-func failLevel(s string) (rules.Severity, bool) {
-	if strings.EqualFold(s, "none") {
-		return rules.Error, true
-	}
-	if sev, err := rules.ParseSeverity(s); err == nil {
-		return sev, false
-	}
-	return rules.Error, false
 }
 
 // functionConfig accepts a ShipshapeConfig or a ConfigMap of flat keys
@@ -326,104 +340,12 @@ func annotation(n *yaml.Node, key string) string {
 	return manifest.ScalarValue(manifest.Path(n, "metadata", "annotations", key))
 }
 
-// sortByItem orders findings by item, then position.
-func sortByItem(fs []rules.Finding) {
-	engine.SortFindings(fs)
-	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Doc < fs[j].Doc })
-}
-
-// fixItems applies the safe fixes of findings to the items, one item at a
-// time. When an item's fixes do not apply together, the item is restored
-// and its fixes are applied one by one, skipping those that fail, so that
-// one awkward spot neither blocks the rest nor leaves a half-edited item.
-func fixItems(eng *engine.Engine, items []*yaml.RNode, findings []rules.Finding) []rules.Finding {
-	var applied []rules.Finding
-	for _, fs := range groupByItem(fixable(findings, len(items))) {
-		i := fs[0].Doc
-		it := items[i]
-		snap := it.Copy()
-		var edits []transformers.Edit
-		for _, f := range fs {
-			edits = append(edits, f.Fix.Edits...)
-		}
-		if err := transformers.ApplyNodes(edits); err == nil {
-			applied = append(applied, fs...)
-			continue
-		}
-		it.SetYNode(snap.YNode())
-		applied = append(applied, fixOneByOne(eng, items, i)...)
-	}
-	return applied
-}
-
-// fixable is the findings with a fix for one of n items, by item (in the
-// order of the items, and within an item in the order found).
-func fixable(findings []rules.Finding, n int) []rules.Finding {
-	var out []rules.Finding
-	for _, fs := range groupByItem(findings) {
-		for _, f := range fs {
-			if f.Fix != nil && len(f.Fix.Edits) > 0 && f.Doc >= 0 && f.Doc < n {
-				out = append(out, f)
-			}
-		}
-	}
-	return out
-}
-
-// groupByItem splits findings by item, items in order.
-func groupByItem(findings []rules.Finding) [][]rules.Finding {
-	byItem := map[int][]rules.Finding{}
-	var order []int
-	for _, f := range findings {
-		if _, ok := byItem[f.Doc]; !ok {
-			order = append(order, f.Doc)
-		}
-		byItem[f.Doc] = append(byItem[f.Doc], f)
-	}
-	sort.Ints(order)
-	out := make([][]rules.Finding, 0, len(order))
-	for _, i := range order {
-		out = append(out, byItem[i])
-	}
-	return out
-}
-
-func fixOneByOne(eng *engine.Engine, items []*yaml.RNode, i int) []rules.Finding {
-	var applied []rules.Finding
-	tried := map[string]bool{}
-	for {
-		var next *rules.Finding
-		for _, f := range eng.LintObjects(objects(items[i : i+1])) {
-			if f.Fix != nil && len(f.Fix.Edits) > 0 && !tried[key(f)] {
-				next = &f
-				break
-			}
-		}
-		if next == nil {
-			return applied
-		}
-		tried[key(*next)] = true
-		snap := items[i].Copy()
-		if err := transformers.ApplyNodes(next.Fix.Edits); err != nil {
-			items[i].SetYNode(snap.YNode())
-			continue
-		}
-		next.Doc = i
-		applied = append(applied, *next)
-	}
-}
-
-// key identifies a finding independently of its position.
-func key(f rules.Finding) string {
-	return fmt.Sprintf("%s\x00%s\x00%s\x00%s", f.Rule, f.Resource, f.Field, f.Message)
-}
-
-func result(f rules.Finding, items []*yaml.RNode) *Result {
+func result(f analysis.Finding, items []*yaml.RNode) *Result {
 	sev := SeverityError
 	switch f.Severity {
-	case rules.Warning:
+	case analysis.Warning:
 		sev = SeverityWarning
-	case rules.Info:
+	case analysis.Info:
 		sev = SeverityInfo
 	}
 	r := &Result{
@@ -535,7 +457,7 @@ func entryLines(v *yaml.Node) int {
 //	shipshape: FILE: KIND/NAME (namespace NS): FIELD: SEVERITY RULE: MESSAGE
 //
 // FILE, the namespace and FIELD are left out when unknown.
-func Describe(f rules.Finding) string {
+func Describe(f analysis.Finding) string {
 	var b strings.Builder
 	b.WriteString("shipshape: ")
 	if f.File != "" && f.File != manifest.Stdin {
@@ -553,7 +475,7 @@ func Describe(f rules.Finding) string {
 }
 
 // Summary is the last stderr line when findings fail the run.
-func Summary(failing []rules.Finding, failOn, mode string) string {
+func Summary(failing []analysis.Finding, failOn, mode string) string {
 	level := strings.ToLower(failOn)
 	if level == "" {
 		level = "error"

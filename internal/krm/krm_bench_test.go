@@ -8,6 +8,7 @@ import (
 
 	"github.com/shipshape-dev/shipshape/internal/corpus"
 	"github.com/shipshape-dev/shipshape/internal/krm"
+	"github.com/shipshape-dev/shipshape/rules"
 )
 
 // Run with: go test -run '^$' -bench . -benchmem ./internal/krm/
@@ -30,7 +31,7 @@ func benchRun(b *testing.B, functionConfig string) {
 	in := resourceList(b, items, functionConfig)
 	b.SetBytes(int64(len(in)))
 	corpus.PerUnit(b, items, "item", func() {
-		if _, err := krm.Run(bytes.NewReader(in), io.Discard); err != nil {
+		if _, err := krm.Run(bytes.NewReader(in), io.Discard, rules.All()); err != nil {
 			b.Fatal(err)
 		}
 	})

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/rules"
@@ -44,7 +45,7 @@ func TestRunGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			var stdout bytes.Buffer
-			out, err := Run(bytes.NewReader(in), &stdout)
+			out, err := Run(bytes.NewReader(in), &stdout, rules.All())
 			var ce *config.Error
 			if tt.configErr != errors.As(err, &ce) {
 				t.Fatalf("Run error = %v, want config error: %v", err, tt.configErr)
@@ -121,7 +122,7 @@ func TestFixModeResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout bytes.Buffer
-	out, err := Run(bytes.NewReader(in), &stdout)
+	out, err := Run(bytes.NewReader(in), &stdout, rules.All())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ func TestFunctionConfigErrors(t *testing.T) {
 			}
 			rl := "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\nfunctionConfig:\n" + indent(fc.MustString())
 			var stdout bytes.Buffer
-			_, err = Run(strings.NewReader(rl), &stdout)
+			_, err = Run(strings.NewReader(rl), &stdout, rules.All())
 			var ce *config.Error
 			if !errors.As(err, &ce) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want a config error naming %q", err, tt.want)
@@ -250,16 +251,16 @@ func TestResourceLine(t *testing.T) {
 func TestDescribe(t *testing.T) {
 	tests := []struct {
 		name string
-		f    rules.Finding
+		f    analysis.Finding
 		want string
 	}{
-		{"whole", rules.Finding{File: "web.yaml", Resource: manifest.Resource{Kind: "Deployment", Name: "web", Namespace: "prod"}, Field: "spec.replicas", Severity: rules.Error, Rule: "r", Message: "m"},
+		{"whole", analysis.Finding{File: "web.yaml", Resource: manifest.Resource{Kind: "Deployment", Name: "web", Namespace: "prod"}, Field: "spec.replicas", Severity: analysis.Error, Rule: "r", Message: "m"},
 			"shipshape: web.yaml: Deployment/web (namespace prod): spec.replicas: error r: m"},
-		{"stdin, no field", rules.Finding{File: manifest.Stdin, Resource: manifest.Resource{Kind: "Service", Name: "s"}, Severity: rules.Warning, Rule: "r", Message: "m"},
+		{"stdin, no field", analysis.Finding{File: manifest.Stdin, Resource: manifest.Resource{Kind: "Service", Name: "s"}, Severity: analysis.Warning, Rule: "r", Message: "m"},
 			"shipshape: Service/s: warning r: m"},
-		{"kind without a name", rules.Finding{File: "kustomization.yaml", Resource: manifest.Resource{Kind: "Kustomization"}, Severity: rules.Info, Rule: "r", Message: "m"},
+		{"kind without a name", analysis.Finding{File: "kustomization.yaml", Resource: manifest.Resource{Kind: "Kustomization"}, Severity: analysis.Info, Rule: "r", Message: "m"},
 			"shipshape: kustomization.yaml: Kustomization: info r: m"},
-		{"line breaks in names and message", rules.Finding{Resource: manifest.Resource{Kind: "ConfigMap", Name: "a\nshipshape: b"}, Severity: rules.Error, Rule: "r", Message: "one\r\ntwo"},
+		{"line breaks in names and message", analysis.Finding{Resource: manifest.Resource{Kind: "ConfigMap", Name: "a\nshipshape: b"}, Severity: analysis.Error, Rule: "r", Message: "one\r\ntwo"},
 			"shipshape: ConfigMap/a shipshape: b: error r: one two"},
 	}
 	for _, tt := range tests {

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/corpus"
 	"github.com/shipshape-dev/shipshape/internal/krm"
 	"github.com/shipshape-dev/shipshape/rules"
@@ -119,7 +120,7 @@ func TestFastPathMatchesFrameworkCorpus(t *testing.T) {
 func sameAsFramework(t *testing.T, in []byte) {
 	t.Helper()
 	var got, want bytes.Buffer
-	gotOut, gotErr := krm.Run(bytes.NewReader(in), &got)
+	gotOut, gotErr := krm.Run(bytes.NewReader(in), &got, rules.All())
 	wantOut, wantErr := krm.RunFramework(bytes.NewReader(in), &want)
 	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 		t.Fatalf("error %v, kyaml's path: %v", gotErr, wantErr)
@@ -129,7 +130,7 @@ func sameAsFramework(t *testing.T, in []byte) {
 	}
 	// The general path is framework.Execute's copy: the same bytes.
 	var general bytes.Buffer
-	if _, err := krm.RunGeneral(bytes.NewReader(in), &general); fmt.Sprint(err) != fmt.Sprint(wantErr) || !bytes.Equal(general.Bytes(), want.Bytes()) {
+	if _, err := krm.RunGeneral(bytes.NewReader(in), &general, rules.All()); fmt.Sprint(err) != fmt.Sprint(wantErr) || !bytes.Equal(general.Bytes(), want.Bytes()) {
 		t.Errorf("general path: error %v, wrote\n%s\nkyaml's framework.Execute: error %v, wrote\n%s", err, general.Bytes(), wantErr, want.Bytes())
 	}
 	fix := wantOut.Mode == "fix"
@@ -138,7 +139,7 @@ func sameAsFramework(t *testing.T, in []byte) {
 	}
 	for _, c := range []struct {
 		what      string
-		got, want []rules.Finding
+		got, want []analysis.Finding
 	}{{"findings", gotOut.Findings, wantOut.Findings}, {"failing", gotOut.Failing, wantOut.Failing}, {"fixed", gotOut.Fixed, wantOut.Fixed}} {
 		if g, w := findingKeys(c.got, fix), findingKeys(c.want, fix); !reflect.DeepEqual(g, w) {
 			t.Errorf("%s:\n%s\nkyaml's path:\n%s", c.what, strings.Join(g, "\n"), strings.Join(w, "\n"))
@@ -160,7 +161,7 @@ func sameAsFramework(t *testing.T, in []byte) {
 	}
 }
 
-func findingKeys(fs []rules.Finding, fix bool) []string {
+func findingKeys(fs []analysis.Finding, fix bool) []string {
 	var out []string
 	for _, f := range fs {
 		k := fmt.Sprintf("%s %d %s %s %s %v", f.Rule, f.Doc, f.Resource, f.Field, f.Message, f.Fix != nil)

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/shipshape-dev/shipshape/rules"
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 )
 
 // writeGitHub prints one GitHub Actions workflow command per finding,
@@ -17,7 +17,7 @@ import (
 // format, left out when the finding has none) and nothing else, so that the
 // job log turns every line into an annotation. Unknown line and column are
 // left out; GitHub then annotates the whole file.
-func writeGitHub(w io.Writer, findings []rules.Finding) error {
+func writeGitHub(w io.Writer, findings []analysis.Finding) error {
 	ew := &errWriter{w: w}
 	for _, f := range findings {
 		var props []string
@@ -46,11 +46,11 @@ func writeGitHub(w io.Writer, findings []rules.Finding) error {
 	return ew.err
 }
 
-func githubCommand(s rules.Severity) string {
+func githubCommand(s analysis.Severity) string {
 	switch {
-	case s >= rules.Error:
+	case s >= analysis.Error:
 		return "error"
-	case s == rules.Warning:
+	case s == analysis.Warning:
 		return "warning"
 	}
 	return "notice"

@@ -5,57 +5,57 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
-	"github.com/shipshape-dev/shipshape/rules"
 )
 
 func TestGitHubCommands(t *testing.T) {
 	tests := []struct {
 		name string
-		f    rules.Finding
+		f    analysis.Finding
 		want string
 	}{
 		{"error",
-			rules.Finding{Rule: "ambiguous-scalar", Severity: rules.Error, Message: "quote it", File: "a.yaml", Line: 3, Column: 9},
+			analysis.Finding{Rule: "ambiguous-scalar", Severity: analysis.Error, Message: "quote it", File: "a.yaml", Line: 3, Column: 9},
 			"::error file=a.yaml,line=3,col=9,title=ambiguous-scalar::quote it"},
 		{"warning",
-			rules.Finding{Rule: "r", Severity: rules.Warning, Message: "m", File: "a.yaml", Line: 1, Column: 1},
+			analysis.Finding{Rule: "r", Severity: analysis.Warning, Message: "m", File: "a.yaml", Line: 1, Column: 1},
 			"::warning file=a.yaml,line=1,col=1,title=r::m"},
 		{"info is a notice",
-			rules.Finding{Rule: "r", Severity: rules.Info, Message: "m", File: "a.yaml", Line: 1, Column: 1},
+			analysis.Finding{Rule: "r", Severity: analysis.Info, Message: "m", File: "a.yaml", Line: 1, Column: 1},
 			"::notice file=a.yaml,line=1,col=1,title=r::m"},
 		{"line 0 leaves out line and col",
-			rules.Finding{Rule: "r", Severity: rules.Error, Message: "m", File: "a.yaml"},
+			analysis.Finding{Rule: "r", Severity: analysis.Error, Message: "m", File: "a.yaml"},
 			"::error file=a.yaml,title=r::m"},
 		{"column 0 leaves out col",
-			rules.Finding{Rule: "r", Severity: rules.Error, Message: "m", File: "a.yaml", Line: 4},
+			analysis.Finding{Rule: "r", Severity: analysis.Error, Message: "m", File: "a.yaml", Line: 4},
 			"::error file=a.yaml,line=4,title=r::m"},
 		{"no file",
-			rules.Finding{Rule: "r", Severity: rules.Error, Message: "m", Line: 4},
+			analysis.Finding{Rule: "r", Severity: analysis.Error, Message: "m", Line: 4},
 			"::error title=r::m"},
 		{"message escaping",
-			rules.Finding{Rule: "r", Severity: rules.Error, Message: "100% a:b, c\r\nd\ne %0A", File: "a.yaml", Line: 1, Column: 1},
+			analysis.Finding{Rule: "r", Severity: analysis.Error, Message: "100% a:b, c\r\nd\ne %0A", File: "a.yaml", Line: 1, Column: 1},
 			"::error file=a.yaml,line=1,col=1,title=r::100%25 a:b, c%0D%0Ad%0Ae %250A"},
 		{"resource",
-			rules.Finding{Rule: "r", Severity: rules.Error, Message: "m", File: "a.yaml", Line: 1, Column: 1,
+			analysis.Finding{Rule: "r", Severity: analysis.Error, Message: "m", File: "a.yaml", Line: 1, Column: 1,
 				Resource: manifest.Resource{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}},
 			"::error file=a.yaml,line=1,col=1,title=r::Deployment/web: m"},
 		{"resource with a namespace",
-			rules.Finding{Rule: "r", Severity: rules.Warning, Message: "m", File: "a.yaml", Line: 1, Column: 1,
+			analysis.Finding{Rule: "r", Severity: analysis.Warning, Message: "m", File: "a.yaml", Line: 1, Column: 1,
 				Resource: manifest.Resource{Kind: "Service", Namespace: "prod", Name: "web"}},
 			"::warning file=a.yaml,line=1,col=1,title=r::Service/web (namespace prod): m"},
 		{"resource escaping",
-			rules.Finding{Rule: "r", Severity: rules.Error, Message: "m", File: "a.yaml", Line: 1, Column: 1,
+			analysis.Finding{Rule: "r", Severity: analysis.Error, Message: "m", File: "a.yaml", Line: 1, Column: 1,
 				Resource: manifest.Resource{Kind: "K", Namespace: "100%", Name: "a\r\n::error file=x.yaml::forged"}},
 			"::error file=a.yaml,line=1,col=1,title=r::K/a%0D%0A::error file=x.yaml::forged (namespace 100%25): m"},
 		{"property escaping",
-			rules.Finding{Rule: "r:1,2", Severity: rules.Error, Message: "m", File: "dir,x/c:d%\n.yaml", Line: 1, Column: 1},
+			analysis.Finding{Rule: "r:1,2", Severity: analysis.Error, Message: "m", File: "dir,x/c:d%\n.yaml", Line: 1, Column: 1},
 			"::error file=dir%2Cx/c%3Ad%25%0A.yaml,line=1,col=1,title=r%3A1%2C2::m"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := Write(&buf, "github", []rules.Finding{tt.f}, Summary{Files: 1}, nil, Options{FixCommand: "shipshape fix"}); err != nil {
+			if err := Write(&buf, "github", []analysis.Finding{tt.f}, Summary{Files: 1}, nil, Options{FixCommand: "shipshape fix"}); err != nil {
 				t.Fatal(err)
 			}
 			if got := buf.String(); got != tt.want+"\n" {

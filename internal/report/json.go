@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/shipshape-dev/shipshape/rules"
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 )
 
 // The json format's shape is public: key order follows the field order
@@ -42,7 +42,7 @@ type jsonSummary struct {
 	Fixable   int `json:"fixable"`
 }
 
-func writeJSON(w io.Writer, findings []rules.Finding, sum Summary) error {
+func writeJSON(w io.Writer, findings []analysis.Finding, sum Summary) error {
 	out := jsonReport{
 		Findings: make([]jsonFinding, 0, len(findings)),
 		Summary: jsonSummary{

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/shipshape-dev/shipshape/rules"
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 )
 
 // JUnit layout, chosen for GitLab's test report (and Jenkins):
@@ -69,8 +69,8 @@ type junitText struct {
 
 const junitSuiteName = "shipshape"
 
-func writeJUnit(w io.Writer, findings []rules.Finding, rulesMeta []*rules.Rule) error {
-	meta := map[string]*rules.Rule{}
+func writeJUnit(w io.Writer, findings []analysis.Finding, rulesMeta []*analysis.Rule) error {
+	meta := map[string]*analysis.Rule{}
 	for _, r := range rulesMeta {
 		if r != nil {
 			meta[r.ID] = r
@@ -101,7 +101,7 @@ func writeJUnit(w io.Writer, findings []rules.Finding, rulesMeta []*rules.Rule) 
 		}
 		tc := junitTestcase{Name: name, Classname: f.Rule, File: f.File}
 		body := junitBody(f, meta[f.Rule])
-		if f.Severity >= rules.Warning {
+		if f.Severity >= analysis.Warning {
 			tc.Failure = &junitFailure{Message: f.Message, Type: f.Rule, Text: xmlText(body)}
 			s.Failures++
 		} else {
@@ -132,7 +132,7 @@ func writeJUnit(w io.Writer, findings []rules.Finding, rulesMeta []*rules.Rule) 
 }
 
 // junitCaseName is stable across line shifts: file, resource and field.
-func junitCaseName(f rules.Finding, file string) string {
+func junitCaseName(f analysis.Finding, file string) string {
 	parts := []string{file}
 	if r := resourceName(f); r != "" {
 		parts = append(parts, r)
@@ -150,7 +150,7 @@ func junitCaseName(f rules.Finding, file string) string {
 //	field: spec.template.metadata.labels.active
 //	rule: Summary of the rule
 //	fixable: yes
-func junitBody(f rules.Finding, r *rules.Rule) string {
+func junitBody(f analysis.Finding, r *analysis.Rule) string {
 	var b strings.Builder
 	b.WriteString(position(f) + ": " + f.Severity.String() + " " + f.Rule + ": " + f.Message + "\n")
 	if res := resourceName(f); res != "" {

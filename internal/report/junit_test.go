@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
-	"github.com/shipshape-dev/shipshape/rules"
 )
 
 // Decoding types written independently of the encoder's, as a consumer
@@ -63,7 +63,7 @@ func parseJUnit(t *testing.T, data []byte) xTestsuites {
 	return out
 }
 
-func writeJUnitBytes(t *testing.T, fs []rules.Finding) []byte {
+func writeJUnitBytes(t *testing.T, fs []analysis.Finding) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := Write(&buf, "junit", fs, Count(fs), testRules(), Options{}); err != nil {
@@ -79,7 +79,7 @@ func TestJUnitCounts(t *testing.T) {
 	tricky := "a < b && c > \"d\" 'e' ]]> — ünïcödé ✓ 日本 😀"
 	tests := []struct {
 		name         string
-		findings     []rules.Finding
+		findings     []analysis.Finding
 		wantTests    int
 		wantFailures int
 		wantSuites   []string
@@ -87,15 +87,15 @@ func TestJUnitCounts(t *testing.T) {
 		{"mixed", testFindings(), 5, 4,
 			[]string{"deploy/web.yaml", "./deploy/svc.yaml", "deploy/my app/pod.yaml", "kustomization.yaml", "/abs/manifests/api.yaml"}},
 		{"none", nil, 1, 0, []string{"shipshape"}},
-		{"infos only", []rules.Finding{
-			{Rule: "latest-tag", Severity: rules.Info, Message: tricky, File: "a.yaml", Line: 1, Column: 1},
+		{"infos only", []analysis.Finding{
+			{Rule: "latest-tag", Severity: analysis.Info, Message: tricky, File: "a.yaml", Line: 1, Column: 1},
 		}, 1, 0, []string{"a.yaml"}},
-		{"same file, tricky text", []rules.Finding{
-			{Rule: "r<&>", Severity: rules.Error, Message: tricky, File: "a&b.yaml", Line: 1, Column: 1,
+		{"same file, tricky text", []analysis.Finding{
+			{Rule: "r<&>", Severity: analysis.Error, Message: tricky, File: "a&b.yaml", Line: 1, Column: 1,
 				Resource: manifest.Resource{Kind: "ConfigMap", Name: "ü"}, Field: `data."x"`},
-			{Rule: "r<&>", Severity: rules.Warning, Message: tricky, File: "a&b.yaml", Line: 2, Column: 1,
+			{Rule: "r<&>", Severity: analysis.Warning, Message: tricky, File: "a&b.yaml", Line: 2, Column: 1,
 				Resource: manifest.Resource{Kind: "ConfigMap", Name: "ü"}, Field: `data."x"`},
-			{Rule: "other", Severity: rules.Info, Message: "fine", File: "a&b.yaml", Line: 3, Column: 1},
+			{Rule: "other", Severity: analysis.Info, Message: "fine", File: "a&b.yaml", Line: 3, Column: 1},
 		}, 3, 2, []string{"a&b.yaml"}},
 	}
 	for _, tt := range tests {
@@ -142,12 +142,12 @@ func TestJUnitCounts(t *testing.T) {
 
 func TestJUnitRoundTrip(t *testing.T) {
 	tricky := "a < b && c > \"d\" 'e' ]]> — ünïcödé ✓ 日本 😀\nsecond line"
-	fs := []rules.Finding{
-		{Rule: "ambiguous-scalar", Severity: rules.Error, Message: tricky, File: "dir/ä.yaml", Line: 12, Column: 7,
+	fs := []analysis.Finding{
+		{Rule: "ambiguous-scalar", Severity: analysis.Error, Message: tricky, File: "dir/ä.yaml", Line: 12, Column: 7,
 			Resource: deployment("prod", "web"), Field: "spec.replicas"},
-		{Rule: "latest-tag", Severity: rules.Info, Message: tricky, File: "dir/ä.yaml", Line: 20, Column: 3},
-		{Rule: "ctl", Severity: rules.Warning, Message: "bell\a nul\x00 esc\x1b end", File: "x.yaml"},
-		{Rule: "crlf", Severity: rules.Warning, Message: "a\r\nb \xff", File: "x.yaml", Line: 2},
+		{Rule: "latest-tag", Severity: analysis.Info, Message: tricky, File: "dir/ä.yaml", Line: 20, Column: 3},
+		{Rule: "ctl", Severity: analysis.Warning, Message: "bell\a nul\x00 esc\x1b end", File: "x.yaml"},
+		{Rule: "crlf", Severity: analysis.Warning, Message: "a\r\nb \xff", File: "x.yaml", Line: 2},
 	}
 	got := parseJUnit(t, writeJUnitBytes(t, fs))
 	if len(got.Suites) != 2 {

@@ -19,7 +19,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/shipshape-dev/shipshape/rules"
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 )
 
 // Summary is what the run looked at and what it found.
@@ -59,7 +59,7 @@ func Formats() []string {
 // format. sum is printed as given (text summary line, json summary).
 // rulesMeta supplies rule metadata for SARIF and JUnit; findings whose rule
 // is not in rulesMeta are still printed.
-func Write(w io.Writer, format string, findings []rules.Finding, sum Summary, rulesMeta []*rules.Rule, opt Options) error {
+func Write(w io.Writer, format string, findings []analysis.Finding, sum Summary, rulesMeta []*analysis.Rule, opt Options) error {
 	switch format {
 	case FormatText:
 		return writeText(w, findings, sum, opt)
@@ -77,13 +77,13 @@ func Write(w io.Writer, format string, findings []rules.Finding, sum Summary, ru
 
 // Count fills Errors, Warnings, Infos and Fixable from findings; the caller
 // sets Files and Resources.
-func Count(findings []rules.Finding) Summary {
+func Count(findings []analysis.Finding) Summary {
 	var s Summary
 	for _, f := range findings {
 		switch {
-		case f.Severity >= rules.Error:
+		case f.Severity >= analysis.Error:
 			s.Errors++
-		case f.Severity == rules.Warning:
+		case f.Severity == analysis.Warning:
 			s.Warnings++
 		default:
 			s.Infos++
@@ -153,7 +153,7 @@ func isControl(r rune) bool {
 
 // resourceName renders a resource like "Deployment prod/web"; "" when the
 // resource is unknown.
-func resourceName(f rules.Finding) string {
+func resourceName(f analysis.Finding) string {
 	r := f.Resource
 	name := r.Name
 	if r.Namespace != "" {
@@ -171,7 +171,7 @@ func resourceName(f rules.Finding) string {
 }
 
 // position renders file:line:col, leaving out what is unknown.
-func position(f rules.Finding) string {
+func position(f analysis.Finding) string {
 	switch {
 	case f.Line <= 0:
 		return f.File

@@ -10,20 +10,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
-	"github.com/shipshape-dev/shipshape/rules"
-	"github.com/shipshape-dev/shipshape/transformers"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // Rules are built here rather than taken from the registry, so that these
 // tests do not depend on the rules being written elsewhere.
-func testRules() []*rules.Rule {
-	return []*rules.Rule{
+func testRules() []*analysis.Rule {
+	return []*analysis.Rule{
 		{
 			ID:       "ambiguous-scalar",
-			Severity: rules.Error,
+			Severity: analysis.Error,
 			Summary:  "Unquoted scalar that Kubernetes reads as a bool, number or null",
 			Doc: "Kubernetes decodes manifests as YAML 1.1, where `yes`, `on`, `0755` and `~` " +
 				"are not strings.\n\nQuote the value to keep it a string.",
@@ -33,13 +32,13 @@ func testRules() []*rules.Rule {
 		},
 		{
 			ID:       "service-selects-nothing",
-			Severity: rules.Warning,
+			Severity: analysis.Warning,
 			Summary:  "Service selector matches no pod template",
 			Doc:      "A Service whose selector matches no pod has no endpoints.",
 		},
 		{
 			ID:       "latest-tag",
-			Severity: rules.Info,
+			Severity: analysis.Info,
 			Summary:  "Image uses the latest tag",
 		},
 	}
@@ -53,23 +52,23 @@ func deployment(ns, name string) manifest.Resource {
 // every format must escape, an info with non-ASCII in a path with a space,
 // a finding of a rule missing from the metadata with no position and a
 // multi-line message, and an absolute path.
-func testFindings() []rules.Finding {
-	return []rules.Finding{
+func testFindings() []analysis.Finding {
+	return []analysis.Finding{
 		{
 			Rule:     "ambiguous-scalar",
-			Severity: rules.Error,
+			Severity: analysis.Error,
 			Message:  `value yes is read as bool true by Kubernetes; quote it`,
 			Resource: deployment("prod", "web"),
 			Field:    "spec.template.metadata.labels.active",
 			File:     "deploy/web.yaml",
 			Line:     12,
 			Column:   17,
-			Fix:      &transformers.Fix{Message: "quote the value"},
+			Fix:      &analysis.Fix{Message: "quote the value"},
 			Doc:      0,
 		},
 		{
 			Rule:     "service-selects-nothing",
-			Severity: rules.Warning,
+			Severity: analysis.Warning,
 			Message:  `selector {app: "web", tier: <none>} & 'x' matches no pod, 100%`,
 			Resource: manifest.Resource{APIVersion: "v1", Kind: "Service", Namespace: "prod", Name: "web"},
 			Field:    "spec.selector",
@@ -80,7 +79,7 @@ func testFindings() []rules.Finding {
 		},
 		{
 			Rule:     "latest-tag",
-			Severity: rules.Info,
+			Severity: analysis.Info,
 			Message:  "image nginx:latest — pin a tag or digest (Grüße)",
 			Resource: manifest.Resource{APIVersion: "v1", Kind: "Pod", Name: "nginx"},
 			Field:    "spec.containers[0].image",
@@ -91,40 +90,40 @@ func testFindings() []rules.Finding {
 		},
 		{
 			Rule:     "kustomize-parse",
-			Severity: rules.Error,
+			Severity: analysis.Error,
 			Message:  "cannot read kustomization:\nline 1: mapping values are not allowed here",
 			File:     "kustomization.yaml",
 			Doc:      -1,
 		},
 		{
 			Rule:     "service-selects-nothing",
-			Severity: rules.Warning,
+			Severity: analysis.Warning,
 			Message:  "selector app=api matches no pod",
 			Resource: manifest.Resource{APIVersion: "v1", Kind: "Service", Namespace: "team-a", Name: "api"},
 			Field:    "spec.selector",
 			File:     "/abs/manifests/api.yaml",
 			Line:     1,
 			Column:   1,
-			Fix:      transformers.Quote(nil),
+			Fix:      &analysis.Fix{Message: "quote the value"},
 		},
 	}
 }
 
-func testSummary(findings []rules.Finding) Summary {
+func testSummary(findings []analysis.Finding) Summary {
 	s := Count(findings)
 	s.Files, s.Resources = 12, 40
 	return s
 }
 
 func TestGolden(t *testing.T) {
-	full, none := testFindings(), []rules.Finding(nil)
+	full, none := testFindings(), []analysis.Finding(nil)
 	opt := Options{ToolVersion: "0.1.0-test", FixCommand: "shipshape fix"}
 	colour := opt
 	colour.Color = true
 	tests := []struct {
 		golden   string
 		format   string
-		findings []rules.Finding
+		findings []analysis.Finding
 		opt      Options
 	}{
 		{"text.golden", "text", full, opt},
@@ -192,12 +191,12 @@ func TestFormats(t *testing.T) {
 func TestCount(t *testing.T) {
 	tests := []struct {
 		name     string
-		findings []rules.Finding
+		findings []analysis.Finding
 		want     Summary
 	}{
 		{"none", nil, Summary{}},
 		{"mixed", testFindings(), Summary{Errors: 2, Warnings: 2, Infos: 1, Fixable: 2}},
-		{"fixable info", []rules.Finding{{Severity: rules.Info, Fix: &transformers.Fix{}}}, Summary{Infos: 1, Fixable: 1}},
+		{"fixable info", []analysis.Finding{{Severity: analysis.Info, Fix: &analysis.Fix{}}}, Summary{Infos: 1, Fixable: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

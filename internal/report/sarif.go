@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/shipshape-dev/shipshape/rules"
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 )
 
 const (
@@ -126,7 +126,7 @@ type sarifResourceProps struct {
 // node-level edits whose byte ranges only the transformers' byte applier
 // can compute from the source, and a SARIF fix with guessed ranges is worse
 // than none. Fixability is recorded in properties instead.
-func writeSARIF(w io.Writer, findings []rules.Finding, rulesMeta []*rules.Rule, opt Options) error {
+func writeSARIF(w io.Writer, findings []analysis.Finding, rulesMeta []*analysis.Rule, opt Options) error {
 	driver := sarifDriver{
 		Name:           toolName,
 		InformationURI: toolInfoURI,
@@ -195,7 +195,7 @@ func writeSARIF(w io.Writer, findings []rules.Finding, rulesMeta []*rules.Rule, 
 	})
 }
 
-func sarifRuleFor(r *rules.Rule) sarifRule {
+func sarifRuleFor(r *analysis.Rule) sarifRule {
 	sr := sarifRule{
 		ID:                   r.ID,
 		Name:                 ruleName(r.ID),
@@ -221,7 +221,7 @@ func sarifRuleFor(r *rules.Rule) sarifRule {
 }
 
 // helpMarkdown is the rule's documentation followed by its examples.
-func helpMarkdown(doc string, r *rules.Rule) string {
+func helpMarkdown(doc string, r *analysis.Rule) string {
 	var b strings.Builder
 	b.WriteString(doc)
 	example := func(title, yaml string) {
@@ -262,11 +262,11 @@ func ruleName(id string) string {
 	return b.String()
 }
 
-func sarifLevel(s rules.Severity) string {
+func sarifLevel(s analysis.Severity) string {
 	switch {
-	case s >= rules.Error:
+	case s >= analysis.Error:
 		return "error"
-	case s == rules.Warning:
+	case s == analysis.Warning:
 		return "warning"
 	}
 	return "note"
@@ -294,7 +294,7 @@ func artifactLocation(file string) sarifArtifactLocation {
 }
 
 // logicalLocation names the Kubernetes object of a finding, when known.
-func logicalLocation(f rules.Finding) (sarifLogicalLocation, bool) {
+func logicalLocation(f analysis.Finding) (sarifLogicalLocation, bool) {
 	r := f.Resource
 	if r.Kind == "" && r.Name == "" {
 		return sarifLogicalLocation{}, false

@@ -12,8 +12,7 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-
-	"github.com/shipshape-dev/shipshape/rules"
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 )
 
 // The official OASIS SARIF 2.1.0 schema (errata01), committed verbatim;
@@ -75,7 +74,7 @@ func TestSARIFSchemaIsOfficial(t *testing.T) {
 	}
 }
 
-func writeSARIFBytes(t *testing.T, findings []rules.Finding, meta []*rules.Rule, opt Options) []byte {
+func writeSARIFBytes(t *testing.T, findings []analysis.Finding, meta []*analysis.Rule, opt Options) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := Write(&buf, "sarif", findings, Count(findings), meta, opt); err != nil {
@@ -87,17 +86,17 @@ func writeSARIFBytes(t *testing.T, findings []rules.Finding, meta []*rules.Rule,
 func TestSARIFValidatesAgainstOfficialSchema(t *testing.T) {
 	tests := []struct {
 		name     string
-		findings []rules.Finding
-		meta     []*rules.Rule
+		findings []analysis.Finding
+		meta     []*analysis.Rule
 		opt      Options
 	}{
 		{"findings with metadata", testFindings(), testRules(), Options{ToolVersion: "1.2.3"}},
 		{"findings without metadata", testFindings(), nil, Options{}},
 		{"no findings", nil, testRules(), Options{ToolVersion: "dev"}},
 		{"nothing at all", nil, nil, Options{}},
-		{"rule with empty doc", []rules.Finding{{Rule: "x", File: "a.yaml", Line: 1}},
-			[]*rules.Rule{{ID: "x"}, nil, {ID: "x"}}, Options{}},
-		{"odd paths", []rules.Finding{
+		{"rule with empty doc", []analysis.Finding{{Rule: "x", File: "a.yaml", Line: 1}},
+			[]*analysis.Rule{{ID: "x"}, nil, {ID: "x"}}, Options{}},
+		{"odd paths", []analysis.Finding{
 			{Rule: "x", File: "a:b.yaml", Line: 1, Column: 1},
 			{Rule: "x", File: "dir/#1?/100%.yaml", Line: 2},
 			{Rule: "x", File: "../up/ü.yaml", Line: 3},
@@ -329,17 +328,17 @@ func TestRuleName(t *testing.T) {
 func TestSARIFRuleHelp(t *testing.T) {
 	tests := []struct {
 		name     string
-		rule     rules.Rule
+		rule     analysis.Rule
 		wantText string
 		wantMD   string // "" means no help at all
 	}{
-		{"doc and examples", rules.Rule{ID: "a", Summary: "S", Doc: "Why.\n", Bad: "a: yes\n", Good: "a: \"yes\"\n"},
+		{"doc and examples", analysis.Rule{ID: "a", Summary: "S", Doc: "Why.\n", Bad: "a: yes\n", Good: "a: \"yes\"\n"},
 			"Why.", "Why.\n\nBad:\n\n```yaml\na: yes\n```\n\nGood:\n\n```yaml\na: \"yes\"\n```"},
-		{"examples only", rules.Rule{ID: "a", Summary: "S", Bad: "a: yes"},
+		{"examples only", analysis.Rule{ID: "a", Summary: "S", Bad: "a: yes"},
 			"S", "Bad:\n\n```yaml\na: yes\n```"},
-		{"fence inside example", rules.Rule{ID: "a", Doc: "D", Good: "x: |\n  ```\n"},
+		{"fence inside example", analysis.Rule{ID: "a", Doc: "D", Good: "x: |\n  ```\n"},
 			"D", "D\n\nGood:\n\n````yaml\nx: |\n  ```\n````"},
-		{"nothing", rules.Rule{ID: "a", Summary: "S"}, "", ""},
+		{"nothing", analysis.Rule{ID: "a", Summary: "S"}, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

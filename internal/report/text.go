@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/shipshape-dev/shipshape/rules"
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 )
 
 const (
@@ -25,7 +25,7 @@ const (
 // namespace part when the object declares none, so that file-level
 // findings read "file:line:col: severity rule: message". The line starts
 // with "file:line:col: " whatever follows, for editors' problem matchers.
-func writeText(w io.Writer, findings []rules.Finding, sum Summary, opt Options) error {
+func writeText(w io.Writer, findings []analysis.Finding, sum Summary, opt Options) error {
 	ew := &errWriter{w: w}
 	for _, f := range findings {
 		pos := Sanitize(position(f))
@@ -48,11 +48,11 @@ func writeText(w io.Writer, findings []rules.Finding, sum Summary, opt Options) 
 	return ew.err
 }
 
-func severityColor(s rules.Severity) string {
+func severityColor(s analysis.Severity) string {
 	switch {
-	case s >= rules.Error:
+	case s >= analysis.Error:
 		return ansiRed
-	case s == rules.Warning:
+	case s == analysis.Warning:
 		return ansiYellow
 	}
 	return ansiCyan

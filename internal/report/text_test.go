@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
-	"github.com/shipshape-dev/shipshape/rules"
-	"github.com/shipshape-dev/shipshape/transformers"
 )
 
 func TestSummaryLine(t *testing.T) {
@@ -38,43 +37,43 @@ func TestSummaryLine(t *testing.T) {
 func TestTextLines(t *testing.T) {
 	tests := []struct {
 		name  string
-		f     rules.Finding
+		f     analysis.Finding
 		color bool
 		want  string
 	}{
 		{"full position",
-			rules.Finding{Rule: "r", Severity: rules.Error, Message: "m", File: "a.yaml", Line: 3, Column: 5},
+			analysis.Finding{Rule: "r", Severity: analysis.Error, Message: "m", File: "a.yaml", Line: 3, Column: 5},
 			false, "a.yaml:3:5: error r: m"},
 		{"line 0",
-			rules.Finding{Rule: "r", Severity: rules.Warning, Message: "m", File: "a.yaml"},
+			analysis.Finding{Rule: "r", Severity: analysis.Warning, Message: "m", File: "a.yaml"},
 			false, "a.yaml: warning r: m"},
 		{"column 0",
-			rules.Finding{Rule: "r", Severity: rules.Info, Message: "m", File: "a.yaml", Line: 9},
+			analysis.Finding{Rule: "r", Severity: analysis.Info, Message: "m", File: "a.yaml", Line: 9},
 			false, "a.yaml:9: info r: m"},
 		{"fixable",
-			rules.Finding{Rule: "r", Severity: rules.Error, Message: "m", File: "a.yaml", Line: 1, Column: 1, Fix: &transformers.Fix{}},
+			analysis.Finding{Rule: "r", Severity: analysis.Error, Message: "m", File: "a.yaml", Line: 1, Column: 1, Fix: &analysis.Fix{}},
 			false, "a.yaml:1:1: error r: m [fixable]"},
 		{"control characters are made visible",
-			rules.Finding{Rule: "r", Severity: rules.Error, Message: "a\nb\x1b[31mc\x00\u009b\xff\td", File: "a.yaml", Line: 1, Column: 1},
+			analysis.Finding{Rule: "r", Severity: analysis.Error, Message: "a\nb\x1b[31mc\x00\u009b\xff\td", File: "a.yaml", Line: 1, Column: 1},
 			false, `a.yaml:1:1: error r: a\nb\x1b[31mc\x00\u009b\xff` + "\td"},
 		{"colour error",
-			rules.Finding{Rule: "r", Severity: rules.Error, Message: "m", File: "a.yaml", Line: 1, Column: 2},
+			analysis.Finding{Rule: "r", Severity: analysis.Error, Message: "m", File: "a.yaml", Line: 1, Column: 2},
 			true, "\x1b[1ma.yaml:1:2\x1b[0m: \x1b[31merror\x1b[0m r: m"},
 		{"colour warning",
-			rules.Finding{Rule: "r", Severity: rules.Warning, Message: "m", File: "a.yaml"},
+			analysis.Finding{Rule: "r", Severity: analysis.Warning, Message: "m", File: "a.yaml"},
 			true, "\x1b[1ma.yaml\x1b[0m: \x1b[33mwarning\x1b[0m r: m"},
 		{"colour info",
-			rules.Finding{Rule: "r", Severity: rules.Info, Message: "m", File: "a.yaml", Line: 4, Column: 1},
+			analysis.Finding{Rule: "r", Severity: analysis.Info, Message: "m", File: "a.yaml", Line: 4, Column: 1},
 			true, "\x1b[1ma.yaml:4:1\x1b[0m: \x1b[36minfo\x1b[0m r: m"},
 		{"colour with a resource",
-			rules.Finding{Rule: "r", Severity: rules.Error, Message: "m", File: "a.yaml", Line: 1, Column: 2,
+			analysis.Finding{Rule: "r", Severity: analysis.Error, Message: "m", File: "a.yaml", Line: 1, Column: 2,
 				Resource: manifest.Resource{Kind: "Deployment", Namespace: "prod", Name: "web"}},
 			true, "\x1b[1ma.yaml:1:2\x1b[0m: \x1b[31merror\x1b[0m r: Deployment/web (namespace prod): m"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			fs := []rules.Finding{tt.f}
+			fs := []analysis.Finding{tt.f}
 			if err := Write(&buf, "text", fs, Count(fs), nil, Options{Color: tt.color}); err != nil {
 				t.Fatal(err)
 			}
@@ -96,20 +95,20 @@ func TestTextLines(t *testing.T) {
 // "file:line:col: " prefix that editors' problem matchers read, and is
 // written like krm.Describe's "Kind/name (namespace ns)".
 func TestTextResource(t *testing.T) {
-	at := func(r manifest.Resource) rules.Finding {
-		return rules.Finding{Rule: "ambiguous-scalar", Severity: rules.Error, Message: "quote it",
+	at := func(r manifest.Resource) analysis.Finding {
+		return analysis.Finding{Rule: "ambiguous-scalar", Severity: analysis.Error, Message: "quote it",
 			Resource: r, Field: "metadata.labels.active", File: "deploy.yaml", Line: 7, Column: 13}
 	}
 	tests := []struct {
 		name string
-		f    rules.Finding
+		f    analysis.Finding
 		want string
 	}{
 		{"no resource keeps the file-level shape",
-			rules.Finding{Rule: "yaml-syntax", Severity: rules.Error, Message: "did not find expected key", File: "deploy.yaml", Line: 3, Column: 1},
+			analysis.Finding{Rule: "yaml-syntax", Severity: analysis.Error, Message: "did not find expected key", File: "deploy.yaml", Line: 3, Column: 1},
 			"deploy.yaml:3:1: error yaml-syntax: did not find expected key"},
 		{"no resource, no position",
-			rules.Finding{Rule: "read-error", Severity: rules.Error, Message: "permission denied", File: "deploy.yaml"},
+			analysis.Finding{Rule: "read-error", Severity: analysis.Error, Message: "permission denied", File: "deploy.yaml"},
 			"deploy.yaml: error read-error: permission denied"},
 		{"apiVersion alone is no resource",
 			at(manifest.Resource{APIVersion: "v1"}),
@@ -127,9 +126,9 @@ func TestTextResource(t *testing.T) {
 			at(manifest.Resource{Namespace: "prod", Name: "web"}),
 			"deploy.yaml:7:13: error ambiguous-scalar: web (namespace prod): quote it"},
 		{"fixable",
-			func() rules.Finding {
+			func() analysis.Finding {
 				f := at(manifest.Resource{Kind: "Deployment", Name: "web"})
-				f.Fix = &transformers.Fix{}
+				f.Fix = &analysis.Fix{}
 				return f
 			}(),
 			"deploy.yaml:7:13: error ambiguous-scalar: Deployment/web: quote it [fixable]"},
@@ -145,7 +144,7 @@ func TestTextResource(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			fs := []rules.Finding{tt.f}
+			fs := []analysis.Finding{tt.f}
 			if err := Write(&buf, "text", fs, Count(fs), nil, Options{}); err != nil {
 				t.Fatal(err)
 			}

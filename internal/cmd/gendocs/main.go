@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/engine"
 	"github.com/shipshape-dev/shipshape/rules"
 )
 
@@ -14,7 +16,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: gendocs OUTPUT.md")
 		os.Exit(2)
 	}
-	if err := os.WriteFile(os.Args[1], []byte(rules.DocsPage()), 0o644); err != nil {
+	if err := os.WriteFile(os.Args[1], []byte(analysis.DocsPage(engine.WithBuiltin(rules.All()))), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

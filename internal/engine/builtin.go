@@ -1,7 +1,13 @@
-package rules
+package engine
+
+import (
+	"sort"
+
+	"github.com/shipshape-dev/shipshape/internal/analysis"
+)
 
 // Rules the engine itself reports about inputs it cannot lint. They have
-// no Check; they are registered so that they can be listed, documented,
+// no Check; they are rules so that they can be listed, documented,
 // configured and disabled like any other rule.
 const (
 	SyntaxID        = "yaml-syntax"
@@ -10,20 +16,20 @@ const (
 	InternalErrorID = "internal-error"
 )
 
-func init() {
-	Register(&Rule{
+var builtin = []*analysis.Rule{
+	{
 		ID:       SyntaxID,
-		Severity: Error,
+		Severity: analysis.Error,
 		Summary:  "The file is not valid YAML",
 		Doc: `The YAML parser stopped at this position. kubectl, kustomize and every GitOps
 tool will refuse the file too. The other documents of the file are still linted:
 shipshape re-reads the file document by document after an error.`,
 		Bad:  "metadata:\n  name: web\n  labels: {app: web\n",
 		Good: "metadata:\n  name: web\n  labels: {app: web}\n",
-	})
-	Register(&Rule{
+	},
+	{
 		ID:       TemplateID,
-		Severity: Info,
+		Severity: analysis.Info,
 		Summary:  "A Helm or ytt template was skipped",
 		Doc: `Files containing ` + "`{{`" + ` (Helm, Go templates) or ytt's ` + "`#@`" + ` annotations are
 templates, not the YAML they render to. shipshape does not guess what they render
@@ -31,20 +37,28 @@ to. Lint the rendered output instead: ` + "`helm template . | shipshape lint -`"
 ` + "`ytt -f . | shipshape lint -`" + `.`,
 		Bad:  "metadata:\n  name: {{ .Release.Name }}\n",
 		Good: "# rendered: helm template . | shipshape lint -\nmetadata:\n  name: web\n",
-	})
-	Register(&Rule{
+	},
+	{
 		ID:       InputErrorID,
-		Severity: Error,
+		Severity: analysis.Error,
 		Summary:  "A file could not be read",
 		Doc: `The file could not be read (permissions, size limit, not a regular file, or it
 vanished during the run). Other files are still linted.`,
-	})
-	Register(&Rule{
+	},
+	{
 		ID:       InternalErrorID,
-		Severity: Error,
+		Severity: analysis.Error,
 		Summary:  "shipshape failed on this file",
 		Doc: `shipshape hit a bug while processing this file. The file was not fixed and
 may not be fully linted; the other files of the run were processed normally.
 Please report it with the file (or a reduced version of it).`,
-	})
+	},
+}
+
+// WithBuiltin returns rs and the engine's own rules, sorted by ID: the
+// list `shipshape rules`, the docs and the SARIF metadata show.
+func WithBuiltin(rs []*analysis.Rule) []*analysis.Rule {
+	out := append(append([]*analysis.Rule(nil), builtin...), rs...)
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
 }

@@ -1,10 +1,9 @@
-package rules
-
-//go:generate go run ../internal/cmd/gendocs ../docs/rules.md
+package analysis
 
 import (
 	"fmt"
 	"strings"
+
 )
 
 // Markdown renders a rule's documentation: the text `shipshape explain`
@@ -30,19 +29,19 @@ func Markdown(r *Rule) string {
 	return b.String()
 }
 
-// DocsPage renders docs/rules.md.
-func DocsPage() string {
+// DocsPage renders docs/rules.md from rs, in their order.
+func DocsPage(rs []*Rule) string {
 	var b strings.Builder
 	b.WriteString("# shipshape rules\n\n<!-- Generated from the rule metadata by `go generate ./rules`; do not edit. -->\n\n")
 	b.WriteString("| Rule | Severity | Fixable | Summary |\n|---|---|---|---|\n")
-	for _, r := range All() {
+	for _, r := range rs {
 		fixable := "no"
 		if r.Fixable {
 			fixable = "yes"
 		}
 		fmt.Fprintf(&b, "| [%s](#%s) | %s | %s | %s |\n", r.ID, r.ID, r.Severity, fixable, r.Summary)
 	}
-	for _, r := range All() {
+	for _, r := range rs {
 		b.WriteString("\n")
 		b.WriteString(Markdown(r))
 	}

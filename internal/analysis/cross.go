@@ -1,0 +1,72 @@
+package analysis
+
+import "github.com/shipshape-dev/shipshape/internal/config"
+
+// Cross is a cross-resource rule's two halves: Summarize keeps, from each
+// object, the little the rule needs (names, labels, a finding to report
+// later), never the object's tree; Finish judges the summaries of one
+// application together. Summaries builds one with the summary's own type.
+//
+// The engine calls Summarize on the workers, as objects are read, and
+// Finish once per application with the summaries in file order (path,
+// then document, then List item), so Finish sees the same input whatever
+// order files were read in. It drops what Finish reports about objects
+// that opted out (annotation, comment), sets the severity, and sorts.
+type Cross interface {
+	Summarize(p *Pass) (any, bool)
+	Finish(p *CrossPass, summaries []any)
+}
+
+// Summaries makes a Cross from typed halves.
+func Summaries[S any](summarize func(p *Pass) (S, bool), finish func(p *CrossPass, summaries []S)) Cross {
+	return typedCross[S]{summarize, finish}
+}
+
+type typedCross[S any] struct {
+	summarize func(*Pass) (S, bool)
+	finish    func(*CrossPass, []S)
+}
+
+func (c typedCross[S]) Summarize(p *Pass) (any, bool) { return c.summarize(p) }
+
+func (c typedCross[S]) Finish(p *CrossPass, summaries []any) {
+	typed := make([]S, len(summaries))
+	for i, s := range summaries {
+		typed[i] = s.(S)
+	}
+	c.finish(p, typed)
+}
+
+// CrossPass is what a cross-resource rule sees of one application.
+type CrossPass struct {
+	Rule *Rule
+	// Config is the run's configuration; never nil.
+	Config *config.Config
+	report func(Finding)
+	shared map[string]any
+}
+
+// NewCrossPass is for drivers. shared is the application's memo, the
+// same map for every rule of the application (see Shared).
+func NewCrossPass(r *Rule, cfg *config.Config, shared map[string]any, report func(Finding)) *CrossPass {
+	return &CrossPass{Rule: r, Config: cfg, report: report, shared: shared}
+}
+
+// Report records a finding (built by Pass.Finding during Summarize).
+func (p *CrossPass) Report(f Finding) {
+	f.Rule = p.Rule.ID
+	p.report(f)
+}
+
+// Shared returns the value computed for key in this application, calling
+// compute the first time: two rules that judge one plan (the LWS ordering's
+// changes and notes) compute it once. The key must name everything the
+// value depends on.
+func (p *CrossPass) Shared(key string, compute func() any) any {
+	if v, ok := p.shared[key]; ok {
+		return v
+	}
+	v := compute()
+	p.shared[key] = v
+	return v
+}

@@ -1,0 +1,161 @@
+package analysis
+
+import (
+	"fmt"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/config"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+)
+
+// Rule is one check: metadata plus functions. Docs, `shipshape rules`,
+// `shipshape explain` and SARIF rule metadata all come from these fields.
+// A rule sets one or more of Check, CheckFile and Cross.
+type Rule struct {
+	ID       string
+	Severity Severity // default severity; config may override
+	Summary  string   // one line, no trailing period
+	Doc      string   // why it matters and what to do, Markdown paragraphs
+	Bad      string   // YAML example that fires the rule
+	Good     string   // the same example, fixed
+	Fixable  bool     // whether the rule attaches fixes (to some findings)
+
+	// ValueLevel rules also run on partial objects (kustomize patches),
+	// because they judge single values rather than whole objects.
+	ValueLevel bool
+
+	// Check runs once per object.
+	Check func(p *Pass)
+
+	// CheckFile runs once per parsed file, for what is not an object
+	// (documents that are a bare value or a list).
+	CheckFile func(p *FilePass)
+
+	// Cross makes a cross-resource rule (see Summaries).
+	Cross Cross
+}
+
+// Pass is what a rule sees of one object.
+type Pass struct {
+	Rule   *Rule
+	Object *manifest.Object
+	// Config is the run's configuration; never nil.
+	Config *config.Config
+	report func(Finding)
+}
+
+// NewPass is for drivers: it binds a rule and an object to a sink.
+func NewPass(r *Rule, obj *manifest.Object, cfg *config.Config, report func(Finding)) *Pass {
+	return &Pass{Rule: r, Object: obj, Config: cfg, report: report}
+}
+
+// Report records a finding at node n. path is the dotted field path.
+func (p *Pass) Report(n *yaml.Node, path string, fix *Fix, format string, args ...any) {
+	p.report(p.Finding(n, path, fix, format, args...))
+}
+
+// Finding builds, without recording, a finding at node n: cross-resource
+// rules keep such findings in their summaries and report them from
+// Finish; per-object rules may hold candidates until the walk ends.
+func (p *Pass) Finding(n *yaml.Node, path string, fix *Fix, format string, args ...any) Finding {
+	f := Finding{
+		Rule:     p.Rule.ID,
+		Severity: p.Rule.Severity,
+		Message:  fmt.Sprintf(format, args...),
+		Resource: p.Object.Resource,
+		Field:    path,
+		File:     p.Object.File,
+		Fix:      fix,
+		Doc:      p.Object.Doc,
+		Item:     p.Object.Item,
+	}
+	if n != nil {
+		f.Line, f.Column = n.Line, n.Column
+	}
+	return f
+}
+
+// OptedOut reports whether the object's ignore annotation names the rule.
+// The engine drops findings about such objects by itself; a rule needs
+// this only when the opt-out changes a plan that concerns other objects
+// (an LWS that opts out of ordering takes its dependencies out with it).
+func (p *Pass) OptedOut() bool { return IgnoredRules(p.Object).Has(p.Rule.ID) }
+
+// Quote is a fix that double-quotes the scalar n (a value or a key) of the
+// pass's object; nil when n is not in the object's tree.
+func (p *Pass) Quote(n *yaml.Node, message string) *Fix {
+	path, isKey, ok := manifest.PathTo(p.Object.Node, n)
+	if !ok {
+		return nil
+	}
+	return &Fix{Message: message, Edits: []Edit{{Op: Quote, Path: path, OnKey: isKey}}}
+}
+
+// Delete is a fix that removes the entry whose key node is key.
+func (p *Pass) Delete(key *yaml.Node) *Fix {
+	path, isKey, ok := manifest.PathTo(p.Object.Node, key)
+	if !ok || !isKey {
+		return nil
+	}
+	return &Fix{Message: "remove " + key.Value, Edits: []Edit{{Op: Delete, Path: path}}}
+}
+
+// Rename is a fix that renames the entry whose key node is key to to.
+func (p *Pass) Rename(key *yaml.Node, to, message string) *Fix {
+	path, isKey, ok := manifest.PathTo(p.Object.Node, key)
+	if !ok || !isKey {
+		return nil
+	}
+	return &Fix{Message: message, Edits: []Edit{{Op: Rename, Path: path, Value: to}}}
+}
+
+// FilePass is what a file-level rule sees of one parsed file.
+type FilePass struct {
+	Rule   *Rule
+	File   *manifest.File
+	Config *config.Config
+	report func(Finding)
+}
+
+// NewFilePass is for drivers.
+func NewFilePass(r *Rule, f *manifest.File, cfg *config.Config, report func(Finding)) *FilePass {
+	return &FilePass{Rule: r, File: f, Config: cfg, report: report}
+}
+
+// Report records a finding at a position of the file.
+func (p *FilePass) Report(line, column, doc int, format string, args ...any) {
+	p.report(Finding{Rule: p.Rule.ID, Severity: p.Rule.Severity, Message: fmt.Sprintf(format, args...),
+		File: p.File.Path, Line: line, Column: column, Doc: doc, Item: -1})
+}
+
+// IgnoreAnnotation lists rule IDs (or "all") an object opts out of.
+const IgnoreAnnotation = "shipshape.dev/ignore"
+
+// RuleSet is the rule IDs an ignore annotation names ("all" among them
+// covers every rule); nil for the usual object without one.
+type RuleSet []string
+
+// IgnoredRules reads an object's ignore annotation.
+func IgnoredRules(obj *manifest.Object) RuleSet {
+	v := manifest.ScalarValue(manifest.Path(obj.Node, "metadata", "annotations", IgnoreAnnotation))
+	if v == "" {
+		return nil
+	}
+	var ids RuleSet
+	for _, id := range strings.Split(v, ",") {
+		ids = append(ids, strings.TrimSpace(id))
+	}
+	return ids
+}
+
+// Has reports whether the set covers rule.
+func (s RuleSet) Has(rule string) bool {
+	for _, id := range s {
+		if id == rule || id == "all" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,225 @@
+package fixer
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/engine"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/transformers"
+)
+
+// Options says how Files writes.
+type Options struct {
+	// DryRun writes nothing (--diff, --check, and stdin, whose fixed bytes
+	// the caller prints).
+	DryRun bool
+	// Roots are the paths given on the command line: symlink targets
+	// outside them are not written.
+	Roots []string
+}
+
+// Outcome is what fixing one file produced. When Err is set nothing was
+// written for the file.
+type Outcome struct {
+	Path      string
+	Orig, Out []byte // whole file bytes, BOM included
+	Applied   []analysis.Finding
+	Err       error
+
+	skipped []skip
+}
+
+// Changed reports whether the file is (or would be) rewritten.
+func (o *Outcome) Changed() bool { return o.Err == nil && !bytes.Equal(o.Orig, o.Out) }
+
+const bom = "\xef\xbb\xbf"
+
+// Files applies the fixes of a lint run's findings (made with
+// engine.KeepSource) to the files' bytes, verifies the whole result, and
+// writes each changed file atomically unless opt.DryRun. It returns an
+// outcome for each file that had something to fix, in run order, and
+// leaves in res the findings that are left: where the file was written,
+// as found in the new bytes; otherwise as found before, the applied ones
+// removed.
+func Files(eng *engine.Engine, res *engine.Result, opt Options) []*Outcome {
+	var outs []*Outcome
+	byPath := map[string]*Outcome{}
+	for _, fr := range res.Files {
+		fixes := Fixable(fr.Findings)
+		if len(fixes) == 0 || fr.File == nil {
+			continue
+		}
+		o := fixFile(fr.File, fixes)
+		outs = append(outs, o)
+		byPath[o.Path] = o
+	}
+	if len(outs) == 0 {
+		return nil
+	}
+	after := verifyFiles(eng, res, outs)
+	for _, o := range outs {
+		if !o.Changed() || opt.DryRun || o.Path == manifest.Stdin {
+			continue
+		}
+		snap, err := Take(o.Path, o.Orig)
+		if err == nil {
+			err = WriteFile(o.Path, o.Out, snap, opt.Roots)
+		}
+		o.Err = err
+	}
+	for i, fr := range res.Files {
+		o := byPath[fr.Input.Path]
+		switch {
+		case o == nil || o.Err != nil:
+			if o != nil {
+				o.Applied = nil
+			}
+		case o.Changed() && !opt.DryRun && o.Path != manifest.Stdin:
+			fr.Findings = markSkipped(after.Files[i].Findings, o.skipped)
+		default:
+			fr.Findings = remaining(fr.Findings, o.Applied, o.skipped)
+		}
+	}
+	res.Findings = res.Findings[:0]
+	for _, fr := range res.Files {
+		res.Findings = append(res.Findings, fr.Findings...)
+	}
+	return outs
+}
+
+// fixFile plans and applies one file's fixes: its bytes are parsed once,
+// each finding's edits resolved on that parse, and the byte applier makes
+// them (all at once, else one by one).
+func fixFile(file *manifest.File, fixes []analysis.Finding) *Outcome {
+	o := &Outcome{Path: file.Path, Orig: file.Src}
+	if file.BOM {
+		o.Orig = append([]byte(bom), file.Src...)
+	}
+	o.Out = o.Orig
+	f := manifest.Parse(file.Path, file.Src, file.Context)
+	objects := map[[2]int]*manifest.Object{}
+	for _, obj := range f.Objects {
+		objects[[2]int{obj.Doc, obj.Item}] = obj
+	}
+	resolved := map[string][]transformers.Edit{}
+	var ready []analysis.Finding
+	for _, fd := range fixes {
+		edits, err := resolveEdits(objects[[2]int{fd.Doc, fd.Item}], fd)
+		if err != nil {
+			o.skipped = append(o.skipped, skip{fd, err})
+			continue
+		}
+		resolved[fd.Key()] = edits
+		ready = append(ready, fd)
+	}
+	out, applied, skipped := applyGreedy(ready, func(set []analysis.Finding) ([]byte, error) {
+		var edits []transformers.Edit
+		for _, fd := range set {
+			edits = append(edits, resolved[fd.Key()]...)
+		}
+		return transformers.ApplyBytes(f.Src, edits)
+	})
+	o.skipped = append(o.skipped, skipped...)
+	if len(applied) > 0 {
+		o.Applied = applied
+		o.Out = out
+		if file.BOM {
+			o.Out = append([]byte(bom), out...)
+		}
+	}
+	return o
+}
+
+// resolveEdits turns fd's edits into edits on obj's tree.
+func resolveEdits(obj *manifest.Object, fd analysis.Finding) ([]transformers.Edit, error) {
+	if obj == nil {
+		return nil, fmt.Errorf("%s is no longer in document %d", fd.Resource.Label(), fd.Doc+1)
+	}
+	if obj.Resource != fd.Resource {
+		return nil, fmt.Errorf("document %d now holds %s, not %s", fd.Doc+1, obj.Resource.Label(), fd.Resource.Label())
+	}
+	var out []transformers.Edit
+	for _, e := range fd.Fix.Edits {
+		r, err := transformers.Resolve(obj.Node, e)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// verifyFiles lints the run again with the changed files' new bytes, the
+// cross-resource rules included, and keeps the changes of the files that
+// pass: the same number of documents, the applied findings gone and
+// nothing new in any file. A file that fails is left as it was (Err says
+// why), and the rest is verified again without it, since cross-resource
+// findings span files. It returns the last lint.
+func verifyFiles(eng *engine.Engine, res *engine.Result, outs []*Outcome) *engine.Result {
+	for {
+		changed := map[string][]byte{}
+		for _, o := range outs {
+			if o.Changed() {
+				changed[o.Path] = o.Out
+			}
+		}
+		after := eng.Relint(res, changed)
+		applied := map[string][]analysis.Finding{}
+		for _, o := range outs {
+			if o.Changed() {
+				applied[o.Path] = o.Applied
+			}
+		}
+		failed := false
+		for i, fr := range res.Files {
+			path := fr.Input.Path
+			if _, ok := changed[path]; !ok && len(after.Files[i].Findings) == len(fr.Findings) {
+				continue // unchanged, and its cross-resource findings too
+			}
+			err := verify(fr.Findings, applied[path], after.Files[i].Findings)
+			if err == nil && after.Files[i].File != nil && fr.File != nil && after.Files[i].File.Docs != fr.File.Docs {
+				err = fmt.Errorf("fixed output has %d documents instead of %d; not written", after.Files[i].File.Docs, fr.File.Docs)
+			}
+			if err == nil {
+				continue
+			}
+			// Undo the file that failed, or, when an unchanged file
+			// fails, every change (a cross-resource fix went wrong).
+			for _, o := range outs {
+				if o.Changed() && (o.Path == path || changed[path] == nil) {
+					o.Err = err
+					if o.Path != path {
+						o.Err = fmt.Errorf("fixing it would change the findings of %s: %w", path, err)
+					}
+				}
+			}
+			failed = true
+			break
+		}
+		if !failed {
+			return after
+		}
+	}
+}
+
+// markSkipped gives the findings whose fix was skipped the reason, and
+// takes their fix away.
+func markSkipped(fs []analysis.Finding, skipped []skip) []analysis.Finding {
+	if len(skipped) == 0 {
+		return fs
+	}
+	why := map[string]error{}
+	for _, s := range skipped {
+		why[s.finding.Key()] = s.err
+	}
+	out := make([]analysis.Finding, len(fs))
+	for i, fd := range fs {
+		if err, ok := why[fd.Key()]; ok && fd.Fixable() {
+			fd = notFixed(fd, err)
+		}
+		out[i] = fd
+	}
+	return out
+}
