@@ -3,7 +3,6 @@ package analysis
 import (
 	"fmt"
 	"strings"
-
 )
 
 // Markdown renders a rule's documentation: the text `shipshape explain`
