@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -449,25 +450,18 @@ func (r *jsonReader) str() string {
 	return s
 }
 
-// render writes a path as rules.fieldPath.String does:
+// render writes a path as findings show it (manifest.FieldPath):
 // spec.template.metadata.labels["app.kubernetes.io/name"], containers[0].
 func render(path []seg) string {
-	var b strings.Builder
+	p := make(manifest.FieldPath, 0, len(path))
 	for _, s := range path {
 		if s.index >= 0 {
-			b.WriteString("[" + strconv.Itoa(s.index) + "]")
-			continue
+			p = p.Index(s.index)
+		} else {
+			p = p.Key(s.key)
 		}
-		if strings.ContainsAny(s.key, ".[]\" ") || s.key == "" {
-			b.WriteString("[" + strconv.Quote(s.key) + "]")
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(s.key)
 	}
-	return b.String()
+	return p.String()
 }
 
 // parsePath reads render's notation back.
