@@ -31,9 +31,13 @@ shipshape re-reads the file document by document after an error.`,
 		ID:       TemplateID,
 		Severity: analysis.Info,
 		Summary:  "A Helm or ytt template was skipped",
-		Doc: `Files containing ` + "`{{`" + ` (Helm, Go templates) or ytt's ` + "`#@`" + ` annotations are
-templates, not the YAML they render to. shipshape does not guess what they render
-to. Lint the rendered output instead: ` + "`helm template . | shipshape lint -`" + `,
+		Doc: `Go templates (Helm) and ytt templates are not the YAML they render to, and
+shipshape does not guess what they render to. A file is a Go template when ` + "`{{`" + `
+stands where YAML structure is (a plain value, a key) or when it has ` + "`{{`" + ` and does
+not parse as YAML; a valid manifest whose ` + "`{{`" + ` are all inside quoted or block
+strings or comments (the injection templates of istio's and knative's release
+bundles) is linted. A file with ytt's ` + "`#@`" + ` annotations is a ytt template. Lint the
+rendered output instead: ` + "`helm template . | shipshape lint -`" + `,
 ` + "`ytt -f . | shipshape lint -`" + `.`,
 		Bad:  "metadata:\n  name: {{ .Release.Name }}\n",
 		Good: "# rendered: helm template . | shipshape lint -\nmetadata:\n  name: web\n",

@@ -24,6 +24,13 @@ func TestParse(t *testing.T) {
 		{name: "bom crlf", src: "\xef\xbb\xbfapiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: x\r\n", docs: 1, objects: []string{"ConfigMap/x"}, firstLine: 1},
 		{name: "syntax error keeps others", src: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\nkind: [\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", docs: 2, objects: []string{"ConfigMap/a", "ConfigMap/c"}, errors: []SyntaxError{{Line: 6, Column: 1}}, firstLine: 1},
 		{name: "helm", src: "metadata:\n  name: {{ .Name }}\n", template: "Helm/Go"},
+		{name: "helm in a plain scalar", src: "metadata:\n  name: web-{{ .Name }}\n", template: "Helm/Go"},
+		{name: "helm key", src: "metadata:\n  {{ .Key }}: web\n", template: "Helm/Go"},
+		{name: "helm, not YAML", src: "{{- if .Values.on }}\nmetadata:\n  name: web\n{{- end }}\n", template: "Helm/Go"},
+		{name: "helm beside data braces", src: "metadata:\n  name: {{ .Name }}\n  annotations: {a: \"{{ x }}\"}\n", template: "Helm/Go"},
+		// Release bundles (istio, knative) carry injection templates in
+		// string values: valid manifests, linted.
+		{name: "braces in block, quoted scalars and comments", src: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: inject # {{ not a template }}\ndata:\n  t: |\n    {{ .Values.x }}\n  q: \"{{ .y }}\"\n  s: '{{ .z }}'\n", docs: 1, objects: []string{"ConfigMap/inject"}, firstLine: 1},
 		{name: "ytt", src: "#@ load(\"@ytt:data\", \"data\")\napiVersion: v1\n", template: "ytt"},
 		{name: "patch directive", src: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n      containers:\n      - name: x\n        $patch: delete\n", docs: 1, objects: []string{"Deployment/a"}, partial: []bool{true}, firstLine: 1},
 		{name: "container without image", src: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec:\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n      containers: [{name: x, args: [y]}]\n", docs: 1, objects: []string{"Deployment/a"}, partial: []bool{true}, firstLine: 1},

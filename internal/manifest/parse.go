@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -58,6 +59,7 @@ func Parse(path string, data []byte, ctx Context) *File {
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(f.Src))
 	var docs []*yaml.Node
+	braces := bytes.Contains(f.Src, []byte("{{"))
 	for {
 		doc := new(yaml.Node)
 		err := dec.Decode(doc)
@@ -65,12 +67,20 @@ func Parse(path string, data []byte, ctx Context) *File {
 			break
 		}
 		if err != nil {
+			if braces {
+				f.Template = "Helm/Go" // {{ and not YAML: a template
+				return f
+			}
 			// yaml.v3 stops at the first error; re-read document by
 			// document so that the others are still linted.
 			docs = f.parseChunks()
 			break
 		}
 		docs = append(docs, doc)
+	}
+	if braces && bytes.Count(f.Src, []byte("{{")) > dataBraces(docs) {
+		f.Template = "Helm/Go"
+		return f
 	}
 	f.Docs = len(docs)
 	for i, doc := range docs {
@@ -349,14 +359,40 @@ func invalidUTF8(chunk []byte) SyntaxError {
 	return SyntaxError{Line: line, Column: col, Message: "invalid UTF-8"}
 }
 
-// templateKind recognises files that are templates rather than manifests:
-// Go templates (Helm) and ytt, whose `#@` annotations carry the values.
+// templateKind recognises ytt templates, whose `#@` annotations carry the
+// values. Go templates (Helm) are told apart in Parse: `{{` alone does not
+// make one (see dataBraces).
 func templateKind(src []byte) string {
-	switch {
-	case bytes.Contains(src, []byte("{{")):
-		return "Helm/Go"
-	case bytes.HasPrefix(src, []byte("#@")) || bytes.Contains(src, []byte("\n#@")) || bytes.Contains(src, []byte(" #@")):
+	if bytes.HasPrefix(src, []byte("#@")) || bytes.Contains(src, []byte("\n#@")) || bytes.Contains(src, []byte(" #@")) {
 		return "ytt"
 	}
 	return ""
+}
+
+// dataBraces counts the `{{` that stand inside quoted or block scalars and
+// comments of docs: text, not YAML structure. Release bundles (istio's
+// install.yaml, knative's) carry injection templates that way and are
+// valid manifests; a `{{` anywhere else (a plain scalar, a key, a flow
+// collection it opened) is a template the YAML parser happened to accept.
+func dataBraces(docs []*yaml.Node) int {
+	n := 0
+	var walk func(*yaml.Node)
+	walk = func(x *yaml.Node) {
+		if x == nil {
+			return
+		}
+		for _, c := range []string{x.HeadComment, x.LineComment, x.FootComment} {
+			n += strings.Count(c, "{{")
+		}
+		if x.Kind == yaml.ScalarNode && x.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+			n += strings.Count(x.Value, "{{")
+		}
+		for _, c := range x.Content {
+			walk(c)
+		}
+	}
+	for _, d := range docs {
+		walk(d)
+	}
+	return n
 }
