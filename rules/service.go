@@ -36,6 +36,7 @@ spec:
     - port: 80
 `,
 	Cross: analysis.Summaries(summarizeEmptySelector, finishEmptySelector),
+	Scope: analysis.Repository,
 })
 
 type nsName struct{ ns, name string }

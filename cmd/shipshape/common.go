@@ -84,9 +84,27 @@ func (c *commonFlags) setup(args []string, stdin io.Reader) (*session, error) {
 // inputs is the files to lint, found as the walk goes (manifest.Walk),
 // without those the config excludes. Paths that could not be walked are
 // appended to errs.
+//
+// Then come, marked Context, the other files of the repository (or, outside
+// one, of the inputs' directories), so that the cross-resource rules judge
+// a file the same whether it is named alone (pre-commit names the staged
+// files) or with the rest: see manifest.ContextFor.
 func (s *session) inputs(errs *[]manifest.WalkError) iter.Seq[manifest.Input] {
 	return func(yield func(manifest.Input) bool) {
+		var seen []manifest.Input
 		for in := range manifest.Walk(s.paths, errs) {
+			if s.cfg != nil && s.cfg.Excluded(in.Path) {
+				continue
+			}
+			seen = append(seen, in)
+			if !yield(in) {
+				return
+			}
+		}
+		if !s.eng.CrossResource() {
+			return
+		}
+		for _, in := range manifest.ContextFor(seen) {
 			if s.cfg != nil && s.cfg.Excluded(in.Path) {
 				continue
 			}

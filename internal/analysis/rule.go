@@ -33,9 +33,27 @@ type Rule struct {
 	// (documents that are a bare value or a list).
 	CheckFile func(p *FilePass)
 
-	// Cross makes a cross-resource rule (see Summaries).
+	// Cross makes a cross-resource rule (see Summaries), and Scope says
+	// how far it looks.
 	Cross Cross
+	Scope Scope
 }
+
+// Scope is how far a cross-resource rule looks: inside one application
+// (a rendered kustomize root, or a directory of plain manifests), or
+// across the repository.
+type Scope int
+
+const (
+	// PerApplication judges each application alone: rules that report a
+	// conflict (two controllers over the same pods), which only matters
+	// among objects applied together.
+	PerApplication Scope = iota
+	// Repository judges every application together: rules that report an
+	// absence (no pods, no Endpoints), which look as widely as they can
+	// before saying something is missing.
+	Repository
+)
 
 // Pass is what a rule sees of one object.
 type Pass struct {

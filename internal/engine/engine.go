@@ -13,8 +13,10 @@ import (
 	"io"
 	"iter"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
@@ -121,6 +123,10 @@ func (e *Engine) Enabled(id string) bool {
 	return false
 }
 
+// CrossResource reports whether a cross-resource rule is enabled: only
+// those read files for context.
+func (e *Engine) CrossResource() bool { return len(e.cross) > 0 }
+
 // FailOn is the configured fail level (spec.failOn; error by default).
 func (e *Engine) FailOn() analysis.FailOn { return e.failOn }
 
@@ -138,6 +144,7 @@ type FileResult struct {
 
 	own       []analysis.Finding // Findings without the cross-resource ones
 	objects   int
+	app       string // the application: see application
 	summaries []summary
 	ignores   lineIgnores
 	optOuts   map[objectKey]analysis.RuleSet // objects with an ignore annotation
@@ -148,6 +155,10 @@ type Result struct {
 	Files     []*FileResult
 	Findings  []analysis.Finding // all findings, files in input order, then by position
 	Resources int
+
+	// context holds the files read for the cross-resource rules only
+	// (manifest.Input.Context): never reported on, never counted.
+	context []*FileResult
 }
 
 // objectKey names an object within its file.
@@ -190,13 +201,33 @@ func (e *Engine) RunSeq(inputs iter.Seq[manifest.Input]) *Result {
 	}
 	for in := range inputs {
 		slot := &FileResult{Input: in}
-		res.Files = append(res.Files, slot)
+		if in.Context {
+			res.context = append(res.context, slot)
+		} else {
+			res.Files = append(res.Files, slot)
+		}
 		jobs <- slot
 	}
 	close(jobs)
 	wg.Wait()
 	e.Finish(res)
 	return res
+}
+
+// application names the application a file belongs to, for the
+// cross-resource rules of PerApplication scope: for plain manifests, the
+// directory that holds the file (Argo CD and Flux apply a directory), so
+// that two alternatives kept side by side in sibling directories are not
+// judged together.
+func application(path string) string {
+	if path == manifest.Stdin || path == "" {
+		return path
+	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return filepath.Dir(path)
+	}
+	return dir
 }
 
 // RunSource lints one file's bytes given in memory, as Run would lint
@@ -218,8 +249,10 @@ func (e *Engine) RunSource(path string, src []byte) *Result {
 // those. The result holds no node tree.
 func (e *Engine) LintFile(in manifest.Input, data []byte) *FileResult {
 	f := manifest.Parse(in.Path, data, e.context(in.Path))
-	fr := &FileResult{Input: in, ignores: scanIgnores(f.Src), objects: len(f.Objects)}
-	fr.own = e.lint(f, fr.ignores)
+	fr := &FileResult{Input: in, ignores: scanIgnores(f.Src), objects: len(f.Objects), app: application(in.Path)}
+	if !in.Context {
+		fr.own = e.lint(f, fr.ignores)
+	}
 	if f.Template == "" && !fr.ignores.all() {
 		for _, obj := range f.Objects {
 			if obj.Partial {
@@ -271,106 +304,83 @@ func (e *Engine) Finish(res *Result) {
 	e.finish(res, func(f analysis.Finding) *FileResult { return byPath[f.File] })
 }
 
-// finish is Finish with where each cross-resource finding goes.
+// finish is Finish with where each cross-resource finding goes (nil: not
+// reported, a context file's).
 func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) {
-	var all []summary
+	type located struct {
+		summary
+		app string
+	}
+	var all []located
 	res.Resources = 0
 	for _, fr := range res.Files {
 		fr.Findings = append(fr.Findings[:0:0], fr.own...)
-		all = append(all, fr.summaries...)
 		res.Resources += fr.objects
+	}
+	for _, files := range [][]*FileResult{res.Files, res.context} {
+		for _, fr := range files {
+			for _, s := range fr.summaries {
+				all = append(all, located{s, fr.app})
+			}
+		}
 	}
 	if len(e.cross) > 0 && len(all) > 0 {
 		// File order, whatever order files were read in.
-		slices.SortStableFunc(all, func(a, b summary) int {
+		slices.SortStableFunc(all, func(a, b located) int {
 			return cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.obj.doc, b.obj.doc), cmp.Compare(a.obj.item, b.obj.item))
 		})
-		shared := map[string]any{}
+		report := func(f analysis.Finding) {
+			fr := fileOf(f)
+			if fr == nil || fr.Input.Context || fr.ignores.suppresses(f.Line, f.Rule) || fr.optOuts[objectKey{f.Doc, f.Item}].Has(f.Rule) {
+				return
+			}
+			f.Severity = e.severity[f.Rule]
+			fr.Findings = append(fr.Findings, f)
+		}
+		// Applications in the order their first summary comes.
+		var apps []string
+		seen := map[string]bool{}
+		for _, s := range all {
+			if !seen[s.app] {
+				seen[s.app] = true
+				apps = append(apps, s.app)
+			}
+		}
+		shared := map[string]map[string]any{} // per application
 		for i, r := range e.cross {
-			var mine []any
-			for _, s := range all {
-				if s.rule == i {
-					mine = append(mine, s.value)
+			groups := [][]string{apps}
+			if r.Scope == analysis.PerApplication {
+				groups = groups[:0]
+				for _, a := range apps {
+					groups = append(groups, []string{a})
 				}
 			}
-			r.Cross.Finish(analysis.NewCrossPass(r, e.cfg, shared, func(f analysis.Finding) {
-				fr := fileOf(f)
-				if fr == nil || fr.ignores.suppresses(f.Line, f.Rule) || fr.optOuts[objectKey{f.Doc, f.Item}].Has(f.Rule) {
-					return
+			for _, g := range groups {
+				in := map[string]bool{}
+				for _, a := range g {
+					in[a] = true
 				}
-				f.Severity = e.severity[f.Rule]
-				fr.Findings = append(fr.Findings, f)
-			}), mine)
+				var mine []any
+				for _, s := range all {
+					if s.rule == i && in[s.app] {
+						mine = append(mine, s.value)
+					}
+				}
+				if len(mine) == 0 {
+					continue
+				}
+				key := strings.Join(g, "\x00")
+				if shared[key] == nil {
+					shared[key] = map[string]any{}
+				}
+				r.Cross.Finish(analysis.NewCrossPass(r, e.cfg, shared[key], report), mine)
+			}
 		}
 	}
 	res.Findings = res.Findings[:0]
 	for _, fr := range res.Files {
 		analysis.Sort(fr.Findings)
 		res.Findings = append(res.Findings, fr.Findings...)
-	}
-}
-func (e *Engine) read(in manifest.Input) ([]byte, error) {
-	var r io.Reader
-	var size int64 // as stat says; stdin: unknown
-	if in.Path == manifest.Stdin {
-		r = e.Stdin
-	} else {
-		// Stat before opening: opening a FIFO blocks until a writer
-		// comes, and a path may have been replaced since it was listed.
-		if st, err := os.Stat(in.Path); err != nil {
-			return nil, err
-		} else if !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("not a regular file (skipped)")
-		}
-		f, err := os.Open(in.Path)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		st, err := f.Stat()
-		if err != nil {
-			return nil, err
-		}
-		if !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("not a regular file (skipped)")
-		}
-		if st.Size() > e.MaxFileSize {
-			return nil, fmt.Errorf("file is %d bytes, over the %d-byte limit (--max-file-size)", st.Size(), e.MaxFileSize)
-		}
-		r, size = f, st.Size()
-	}
-	data, err := readAll(io.LimitReader(r, e.MaxFileSize+1), size)
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > e.MaxFileSize {
-		return nil, fmt.Errorf("input is over the %d-byte limit (--max-file-size)", e.MaxFileSize)
-	}
-	// UTF-16, UTF-32 and binary data are refused here, with a read-error,
-	// rather than parsed into nonsense.
-	if err := manifest.Sniff(data); err != nil {
-		return nil, err
-	}
-	return data, nil
-}
-
-// readAll is io.ReadAll into a buffer of the size stat gave, which a file
-// that did not change fills without growing (io.ReadAll starts at 512
-// bytes and copies its way up: 7% of lint's time).
-func readAll(r io.Reader, size int64) ([]byte, error) {
-	buf := make([]byte, 0, max(size+1, 512))
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return nil, err
-		}
 	}
 }
 
@@ -388,6 +398,7 @@ func (e *Engine) Relint(res *Result, changed map[string][]byte) *Result {
 		c := *fr
 		out.Files = append(out.Files, &c)
 	}
+	out.context = res.context
 	e.Finish(out)
 	return out
 }
@@ -526,4 +537,68 @@ func (e *Engine) LintObjects(objs []*manifest.Object) []analysis.Finding {
 func SortByItem(fs []analysis.Finding) {
 	analysis.Sort(fs)
 	slices.SortStableFunc(fs, func(a, b analysis.Finding) int { return cmp.Compare(a.Doc, b.Doc) })
+}
+func (e *Engine) read(in manifest.Input) ([]byte, error) {
+	var r io.Reader
+	var size int64 // as stat says; stdin: unknown
+	if in.Path == manifest.Stdin {
+		r = e.Stdin
+	} else {
+		// Stat before opening: opening a FIFO blocks until a writer
+		// comes, and a path may have been replaced since it was listed.
+		if st, err := os.Stat(in.Path); err != nil {
+			return nil, err
+		} else if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("not a regular file (skipped)")
+		}
+		f, err := os.Open(in.Path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return nil, err
+		}
+		if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("not a regular file (skipped)")
+		}
+		if st.Size() > e.MaxFileSize {
+			return nil, fmt.Errorf("file is %d bytes, over the %d-byte limit (--max-file-size)", st.Size(), e.MaxFileSize)
+		}
+		r, size = f, st.Size()
+	}
+	data, err := readAll(io.LimitReader(r, e.MaxFileSize+1), size)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > e.MaxFileSize {
+		return nil, fmt.Errorf("input is over the %d-byte limit (--max-file-size)", e.MaxFileSize)
+	}
+	// UTF-16, UTF-32 and binary data are refused here, with a read-error,
+	// rather than parsed into nonsense.
+	if err := manifest.Sniff(data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// readAll is io.ReadAll into a buffer of the size stat gave, which a file
+// that did not change fills without growing (io.ReadAll starts at 512
+// bytes and copies its way up: 7% of lint's time).
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	buf := make([]byte, 0, max(size+1, 512))
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }

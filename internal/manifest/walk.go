@@ -18,6 +18,9 @@ type Input struct {
 	// Explicit is set for paths named on the command line: those are read
 	// whatever their extension.
 	Explicit bool
+	// Context is set for files read only so that cross-resource rules see
+	// the whole application (see ContextFor): nothing is reported on them.
+	Context bool
 }
 
 // WalkError is a path that could not be walked.

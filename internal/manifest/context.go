@@ -1,0 +1,76 @@
+package manifest
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// RepositoryRoot is the nearest directory at or above dir that holds a
+// .git entry, or "" when there is none.
+func RepositoryRoot(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+// ContextFor returns the files that cross-resource rules must also read
+// so that what a file gets does not depend on which other files were
+// named (pre-commit names only the staged ones): every YAML file of the
+// repository that holds an input, or, outside a repository, of the
+// input's directory (not below it). Those already among inputs are left
+// out; the rest are marked Context (read, never reported on).
+func ContextFor(inputs []Input) []Input {
+	have := map[string]bool{}
+	for _, in := range inputs {
+		if in.Path != Stdin {
+			if abs, err := filepath.Abs(in.Path); err == nil {
+				have[abs] = true
+			}
+		}
+	}
+	var out []Input
+	add := func(path string) {
+		if !have[path] {
+			have[path] = true
+			out = append(out, Input{Path: path, Context: true})
+		}
+	}
+	walked := map[string]bool{}
+	var errs []WalkError // a file that cannot be walked is only context
+	for _, in := range inputs {
+		if in.Path == Stdin || in.Context {
+			continue
+		}
+		dir := filepath.Dir(in.Path)
+		if root := RepositoryRoot(dir); root != "" {
+			if !walked[root] {
+				walked[root] = true
+				for c := range Walk([]string{root}, &errs) {
+					add(c.Path)
+				}
+			}
+			continue
+		}
+		abs, err := filepath.Abs(dir)
+		if err != nil || walked[abs] {
+			continue
+		}
+		walked[abs] = true
+		entries, _ := os.ReadDir(abs)
+		for _, e := range entries {
+			if e.Type().IsRegular() && IsYAMLName(e.Name()) {
+				add(filepath.Join(abs, e.Name()))
+			}
+		}
+	}
+	return out
+}

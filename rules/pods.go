@@ -1,0 +1,175 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/schema"
+	"github.com/shipshape-dev/shipshape/internal/selector"
+)
+
+// pods is what is known of the labels of the pods one template makes: the
+// template's labels and those its controller adds. A summary for the
+// cross-resource rules: no node is kept.
+type pods struct {
+	owner string // Deployment/rng
+	ns    string
+	// fixed labels have one value on every pod; varying ones take a value
+	// per pod that no manifest knows (hashes, uids, indexes): a selector on
+	// any value of them may match; oneOf ones take one of a known set
+	// (StatefulSet pod names).
+	fixed   map[string]string
+	varying map[string]bool
+	oneOf   map[string][]string
+}
+
+// has reports whether some pod carries k=v.
+func (p *pods) has(k, v string) bool {
+	if have, ok := p.fixed[k]; ok {
+		return have == v
+	}
+	return p.varying[k] || slices.Contains(p.oneOf[k], v)
+}
+
+// missing lists, sorted, the entries of sel no pod of p carries.
+func (p *pods) missing(sel map[string]string) []string {
+	var out []string
+	for k, v := range sel {
+		if !p.has(k, v) {
+			out = append(out, k+"="+v)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Labels controllers add to the pods they make, by controller kind.
+var (
+	deploymentLabels = []string{"pod-template-hash"}
+	daemonSetLabels  = []string{"controller-revision-hash", "pod-template-generation"}
+	statefulLabels   = []string{"controller-revision-hash"}
+	jobLabels        = []string{"controller-uid", "batch.kubernetes.io/controller-uid", "batch.kubernetes.io/job-completion-index"}
+	cronJobLabels    = append([]string{"job-name", "batch.kubernetes.io/job-name"}, jobLabels...)
+	lwsLabels        = []string{"leaderworkerset.sigs.k8s.io/group-index", "leaderworkerset.sigs.k8s.io/group-key", "leaderworkerset.sigs.k8s.io/template-revision-hash"}
+	rolloutLabels    = []string{"rollouts-pod-template-hash"}
+)
+
+// podsOf returns the pods obj makes: a Pod's own labels, or one entry per
+// pod template of a built-in workload or a known custom resource
+// (LeaderWorkerSet, Argo Rollouts' Rollout), with the controller's labels.
+// PodTemplate objects make no pods.
+func podsOf(obj *manifest.Object) []*pods {
+	g := obj.Group()
+	mk := func(tmpl *yaml.Node, varying ...string) *pods {
+		p := &pods{owner: obj.Kind + "/" + obj.Name, ns: obj.EffectiveNamespace(), fixed: map[string]string{}, varying: map[string]bool{}}
+		for k, v := range selector.Labels(manifest.Path(tmpl, "metadata", "labels")) {
+			p.fixed[k] = v
+		}
+		for k, v := range obj.SelectorLabels {
+			p.fixed[k] = v
+		}
+		for _, k := range varying {
+			p.varying[k] = true
+		}
+		return p
+	}
+	template := func() *yaml.Node {
+		n := manifest.Path(obj.Node, "spec", "template")
+		if n == nil || n.Kind != yaml.MappingNode {
+			return nil
+		}
+		return n
+	}
+	var out []*pods
+	add := func(p *pods) { out = append(out, p) }
+	switch {
+	case obj.Kind == "Pod" && obj.APIVersion == "v1":
+		add(mk(obj.Node))
+	case obj.Kind == "ReplicationController" && obj.APIVersion == "v1", obj.Kind == "ReplicaSet" && (g == "apps" || g == "extensions"):
+		if t := template(); t != nil {
+			add(mk(t))
+		}
+	case obj.Kind == "Deployment" && (g == "apps" || g == "extensions"):
+		if t := template(); t != nil {
+			add(mk(t, deploymentLabels...))
+		}
+	case obj.Kind == "DaemonSet" && (g == "apps" || g == "extensions"):
+		if t := template(); t != nil {
+			add(mk(t, daemonSetLabels...))
+		}
+	case obj.Kind == "StatefulSet" && g == "apps":
+		if t := template(); t != nil {
+			p := mk(t, statefulLabels...)
+			if n, ok := replicas(obj); ok {
+				p.oneOf = map[string][]string{}
+				for i := range n {
+					p.oneOf["statefulset.kubernetes.io/pod-name"] = append(p.oneOf["statefulset.kubernetes.io/pod-name"], fmt.Sprintf("%s-%d", obj.Name, i))
+					p.oneOf["apps.kubernetes.io/pod-index"] = append(p.oneOf["apps.kubernetes.io/pod-index"], strconv.Itoa(i))
+				}
+			} else {
+				p.varying["statefulset.kubernetes.io/pod-name"] = true
+				p.varying["apps.kubernetes.io/pod-index"] = true
+			}
+			add(p)
+		}
+	case obj.Kind == "Job" && g == "batch":
+		if t := template(); t != nil {
+			p := mk(t, jobLabels...)
+			p.fixed["job-name"] = obj.Name
+			p.fixed["batch.kubernetes.io/job-name"] = obj.Name
+			add(p)
+		}
+	case obj.Kind == "CronJob" && g == "batch":
+		if t := manifest.Path(obj.Node, "spec", "jobTemplate", "spec", "template"); t != nil && t.Kind == yaml.MappingNode {
+			add(mk(t, cronJobLabels...))
+		}
+	case isLWS(obj):
+		for _, lp := range lwsPodLabels(obj) {
+			p := &pods{owner: obj.Kind + "/" + obj.Name, ns: obj.EffectiveNamespace(), fixed: lp.labels, varying: map[string]bool{}}
+			for _, k := range lwsLabels {
+				p.varying[k] = true
+			}
+			if !lp.leader {
+				// Workers have indexes 1 and up; the leader's is fixed at 0.
+				delete(p.fixed, lwsWorkerIndexLabel)
+				p.varying[lwsWorkerIndexLabel] = true
+			}
+			add(p)
+		}
+	case obj.Kind == "Rollout" && g == "argoproj.io":
+		if t := template(); t != nil {
+			add(mk(t, rolloutLabels...))
+		}
+	}
+	return out
+}
+
+// replicas reads a literal spec.replicas (1 when absent); false when it is
+// not a small number.
+func replicas(obj *manifest.Object) (int, bool) {
+	n := manifest.Path(obj.Node, "spec", "replicas")
+	if n == nil {
+		return 1, true
+	}
+	r, err := strconv.Atoi(manifest.ScalarValue(n))
+	return r, err == nil && r >= 0 && r <= 1000
+}
+
+// mayMakePods reports an object of a kind shipshape does not know: a
+// custom resource whose operator may make pods shipshape cannot see.
+func mayMakePods(obj *manifest.Object) bool {
+	if obj.Kind == "" || obj.APIVersion == "" || isLWS(obj) || obj.Kind == "Rollout" && obj.Group() == "argoproj.io" {
+		return false
+	}
+	if _, builtin := schema.ForObject(obj.APIVersion, obj.Kind); builtin {
+		return false
+	}
+	// Kustomize's own configuration objects make nothing.
+	return !strings.HasSuffix(obj.Group(), "kustomize.config.k8s.io") && !strings.HasPrefix(obj.APIVersion, "kustomize.")
+}

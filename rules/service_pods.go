@@ -1,0 +1,254 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+)
+
+var serviceNoMatchingPods = Register(&analysis.Rule{
+	ID:       "service-no-matching-pods",
+	Severity: analysis.Warning,
+	Summary:  "A Service selects labels that no pod template in its namespace carries",
+	Doc: `A Service sends traffic to the pods whose labels match all of its selector. When
+no pod template in the Service's namespace carries them all, the Service has no
+endpoints: a label added to the selector but not to the pods (` + "`active: \"yes\"`" + `), a
+misspelt name, or a workload renamed. In GitOps the label belongs in the pod
+template; a ` + "`kubectl label pod`" + ` by hand is undone by the next rollout.
+
+shipshape knows the pods that built-in workloads make (Pod, Deployment,
+ReplicaSet, StatefulSet, DaemonSet, ReplicationController, Job, CronJob) and two
+custom resources with well-known pod templates: LeaderWorkerSet (leader and
+worker templates) and Argo Rollouts' Rollout. It counts the labels their
+controllers add to every pod: ` + "`pod-template-hash`" + ` (Deployment), ` + "`controller-revision-hash`" + `,
+` + "`statefulset.kubernetes.io/pod-name`" + ` (` + "`<name>-<ordinal>`" + ` for the replica count) and
+` + "`apps.kubernetes.io/pod-index`" + ` (StatefulSet), ` + "`pod-template-generation`" + ` (DaemonSet),
+` + "`job-name`" + `, ` + "`batch.kubernetes.io/job-name`" + `, ` + "`controller-uid`" + ` and
+` + "`batch.kubernetes.io/job-completion-index`" + ` (Job), the ` + "`leaderworkerset.sigs.k8s.io/`" + ` labels
+(LeaderWorkerSet) and ` + "`rollouts-pod-template-hash`" + ` (Rollout).
+
+Not reported: Services of ` + "`type: ExternalName`" + ` or without a selector (see
+service-empty-selector), Services with an Endpoints or EndpointSlice of their own,
+Services in a namespace that also holds custom resources of kinds shipshape does
+not know, whose operators may make the pods, and Services in a namespace where the
+repository defines no workload at all (their pods come from elsewhere: another
+repository, a platform add-on). The finding points at a
+selector entry that no template carries and names the template that comes
+closest.`,
+	Bad: `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: rng
+spec:
+  selector:
+    matchLabels: {app: rng}
+  template:
+    metadata:
+      labels: {app: rng}
+    spec:
+      containers:
+        - name: rng
+          image: dockercoins/rng:v0.1
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: rng
+spec:
+  selector:
+    app: rng
+    active: "yes"
+  ports:
+    - port: 80
+`,
+	Good: `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: rng
+spec:
+  selector:
+    matchLabels: {app: rng}
+  template:
+    metadata:
+      labels: {app: rng, active: "yes"}
+    spec:
+      containers:
+        - name: rng
+          image: dockercoins/rng:v0.1
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: rng
+spec:
+  selector:
+    app: rng
+    active: "yes"
+  ports:
+    - port: 80
+`,
+	Cross: analysis.Summaries(summarizeServicePods, finishServicePods),
+	Scope: analysis.Repository,
+})
+
+// servicePodsSummary is one object's part: a Service's selector, the pods
+// a workload makes, an endpoints object's name, or a custom resource that
+// may make pods.
+type servicePodsSummary struct {
+	ns string
+	// A Service with a selector.
+	service  string
+	selector map[string]string
+	entries  map[string]analysis.Finding // selector key -> a finding at its entry
+	// The pods a workload makes.
+	pods []*pods
+	// Endpoints or an EndpointSlice for the Service named.
+	endpointsFor string
+	// A custom resource of a kind shipshape does not know.
+	unknown string
+}
+
+func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
+	obj := p.Object
+	s := servicePodsSummary{ns: obj.EffectiveNamespace()}
+	switch {
+	case obj.Kind == "Service" && obj.APIVersion == "v1":
+		spec := manifest.MapGet(obj.Node, "spec")
+		sel := manifest.MapGet(spec, "selector")
+		if manifest.ScalarValue(manifest.MapGet(spec, "type")) == "ExternalName" || sel == nil || sel.Kind != yaml.MappingNode {
+			return s, false
+		}
+		s.service, s.selector, s.entries = obj.Name, map[string]string{}, map[string]analysis.Finding{}
+		for i := 0; i+1 < len(sel.Content); i += 2 {
+			k, v := sel.Content[i], sel.Content[i+1]
+			if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode {
+				return s, false // not a plain map: service rules of their own say so
+			}
+			s.selector[k.Value] = v.Value
+			s.entries[k.Value] = p.Finding(k, manifest.Keys("spec", "selector", k.Value).String(), nil, "")
+		}
+		for k, v := range obj.SelectorLabels {
+			s.selector[k] = v
+		}
+		return s, len(s.selector) > 0
+	case obj.Kind == "Endpoints" && obj.APIVersion == "v1":
+		s.endpointsFor = obj.Name
+		return s, true
+	case obj.Kind == "EndpointSlice" && obj.Group() == "discovery.k8s.io":
+		s.endpointsFor = manifest.ScalarValue(manifest.Path(obj.Node, "metadata", "labels", "kubernetes.io/service-name"))
+		return s, s.endpointsFor != ""
+	}
+	if s.pods = podsOf(obj); len(s.pods) > 0 {
+		return s, true
+	}
+	if mayMakePods(obj) {
+		s.unknown = obj.Kind
+		return s, true
+	}
+	return s, false
+}
+
+func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
+	type nsName struct{ ns, name string }
+	managed := map[nsName]bool{}
+	unknown := map[string]bool{}
+	templates := map[string][]*pods{}
+	for _, s := range summaries {
+		switch {
+		case s.endpointsFor != "":
+			managed[nsName{s.ns, s.endpointsFor}] = true
+		case s.unknown != "":
+			unknown[s.ns] = true
+		default:
+			templates[s.ns] = append(templates[s.ns], s.pods...)
+		}
+	}
+	for _, s := range summaries {
+		// Without any workload in the namespace, the pods come from
+		// elsewhere (another repository, a platform add-on).
+		if s.service == "" || managed[nsName{s.ns, s.service}] || unknown[s.ns] || len(templates[s.ns]) == 0 {
+			continue
+		}
+		if f, ok := noPodsFinding(s, templates[s.ns]); ok {
+			p.Report(f)
+		}
+	}
+}
+
+// noPodsFinding returns the finding for a Service none of whose candidate
+// templates (at least one) carries all of its selector, at the entry to
+// blame.
+func noPodsFinding(s servicePodsSummary, candidates []*pods) (analysis.Finding, bool) {
+	var closest *pods
+	var lacks []string
+	for _, c := range candidates {
+		m := c.missing(s.selector)
+		if len(m) == 0 {
+			return analysis.Finding{}, false
+		}
+		if closest == nil || len(m) < len(lacks) {
+			closest, lacks = c, m
+		}
+	}
+	// Blame an entry no template carries, else one the closest lacks.
+	blame := ""
+	for _, k := range sortedKeys(s.selector) {
+		carried := false
+		for _, c := range candidates {
+			carried = carried || c.has(k, s.selector[k])
+		}
+		if !carried {
+			blame = k
+			break
+		}
+	}
+	if blame == "" {
+		blame, _, _ = strings.Cut(lacks[0], "=")
+	}
+	f, ok := s.entries[blame]
+	if !ok { // added by a kustomization: blame the first entry written
+		for _, k := range sortedKeys(s.selector) {
+			if f, ok = s.entries[k]; ok {
+				break
+			}
+		}
+	}
+	var has []string
+	for _, k := range sortedKeys(s.selector) {
+		if closest.has(k, s.selector[k]) {
+			has = append(has, k+"="+s.selector[k])
+		}
+	}
+	what := "has none of them"
+	if len(has) > 0 {
+		what = "has " + strings.Join(has, ", ") + " but not " + strings.Join(lacks, ", ")
+	} else {
+		what += " (" + strings.Join(lacks, ", ") + ")"
+	}
+	f.Message = fmt.Sprintf("Service %q selects %s, which no pod template in namespace %s carries: %s %s, so the Service has no endpoints; add the label to the pod template, or drop it from the selector",
+		s.service, labelList(s.selector), s.ns, closest.owner, what)
+	return f, true
+}
+
+// labelList writes labels as app=rng, active=yes, in key order.
+func labelList(m map[string]string) string {
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, k+"="+m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

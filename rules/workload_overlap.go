@@ -1,0 +1,194 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/selector"
+)
+
+var workloadSelectorOverlap = Register(&analysis.Rule{
+	ID:       "workload-selector-overlap",
+	Severity: analysis.Warning,
+	Summary:  "Two controllers in one application select the same pods",
+	Doc: `A controller owns the pods its selector matches. When one controller's selector
+also matches the pod template of another (a Deployment left beside the DaemonSet
+made from it, both ` + "`app: rng`" + `), a Service over those labels sends traffic to the
+pods of both, and controllers of one kind adopt and delete each other's pods (the
+Deployment documentation warns against overlapping selectors). Give each
+controller a label of its own in both its selector and its template, or delete
+the one that was left over.
+
+Controllers: Deployment, ReplicaSet, StatefulSet, DaemonSet, ReplicationController,
+LeaderWorkerSet (its pods carry ` + "`leaderworkerset.sigs.k8s.io/name`" + `), Argo Rollouts'
+Rollout, and a Job with ` + "`manualSelector: true`" + `. Only controllers of one application
+and one namespace are compared: the same Deployment rendered for two clusters is
+not an overlap.`,
+	Bad: `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: rng
+spec:
+  selector:
+    matchLabels: {app: rng}
+  template:
+    metadata:
+      labels: {app: rng}
+    spec:
+      containers:
+        - name: rng
+          image: dockercoins/rng:v0.1
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: rng
+spec:
+  selector:
+    matchLabels: {app: rng}
+  template:
+    metadata:
+      labels: {app: rng}
+    spec:
+      containers:
+        - name: rng
+          image: dockercoins/rng:v0.1
+`,
+	Good: `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: rng
+spec:
+  selector:
+    matchLabels: {app: rng}
+  template:
+    metadata:
+      labels: {app: rng}
+    spec:
+      containers:
+        - name: rng
+          image: dockercoins/rng:v0.1
+`,
+	Cross: analysis.Summaries(summarizeOverlap, finishOverlap),
+})
+
+// overlapSummary is a controller: its selector and the pods it makes.
+type overlapSummary struct {
+	id       string // Deployment/rng
+	ns       string
+	selector *selector.Selector // no nodes kept
+	at       analysis.Finding   // at the selector
+	pods     []*pods
+}
+
+func summarizeOverlap(p *analysis.Pass) (overlapSummary, bool) {
+	obj := p.Object
+	s := overlapSummary{id: obj.Kind + "/" + obj.Name, ns: obj.EffectiveNamespace(), pods: podsOf(obj)}
+	if len(s.pods) == 0 || obj.Kind == "Pod" || obj.Kind == "CronJob" {
+		return s, false
+	}
+	spec := manifest.MapGet(obj.Node, "spec")
+	selKey, selNode := manifest.MapEntry(spec, "selector")
+	var sel *selector.Selector
+	switch {
+	case isLWS(obj):
+		// Its StatefulSets select the pods by the LWS's name.
+		sel = &selector.Selector{Requirements: []selector.Requirement{{Key: lwsNameLabel, Op: selector.In, Values: []string{obj.Name}}}}
+		selKey, _ = manifest.MapEntry(manifest.MapGet(obj.Node, "metadata"), "name")
+	case obj.Kind == "ReplicationController":
+		sel, _ = selector.FromMap(selNode)
+		if sel == nil { // defaults to the template's labels
+			sel = equalities(s.pods[0].fixed)
+		}
+	case obj.Kind == "Job":
+		if manifest.ScalarValue(manifest.MapGet(spec, "manualSelector")) != "true" {
+			return s, false
+		}
+		sel, _ = selector.FromLabelSelector(selNode)
+	default:
+		sel, _ = selector.FromLabelSelector(selNode)
+	}
+	// A nil or empty selector is the API's to reject (selector rules).
+	if sel == nil || sel.Empty || selKey == nil {
+		return s, false
+	}
+	if len(obj.SelectorLabels) > 0 {
+		sel.Requirements = append(sel.Requirements, equalities(obj.SelectorLabels).Requirements...)
+	}
+	for i := range sel.Requirements {
+		sel.Requirements[i].Node = nil
+	}
+	s.selector = sel
+	s.at = p.Finding(selKey, "spec.selector", nil, "")
+	return s, true
+}
+
+// equalities is the selector of labels m.
+func equalities(m map[string]string) *selector.Selector {
+	s := &selector.Selector{Empty: len(m) == 0}
+	for _, k := range sortedKeys(m) {
+		s.Requirements = append(s.Requirements, selector.Requirement{Key: k, Op: selector.In, Values: []string{m[k]}})
+	}
+	return s
+}
+
+func finishOverlap(p *analysis.CrossPass, summaries []overlapSummary) {
+	// A controller whose selector misses its own template is rejected by
+	// the API (selector-template-mismatch says so): it makes no pods.
+	var valid []overlapSummary
+	for _, s := range summaries {
+		for _, pp := range s.pods {
+			if ok, _ := s.selector.Matches(pp.fixed); ok {
+				valid = append(valid, s)
+				break
+			}
+		}
+	}
+	summaries = valid
+	for i, a := range summaries {
+		told := map[string]bool{} // the same object in two files is told once
+		for j, b := range summaries {
+			if i == j || a.ns != b.ns || a.id == b.id || told[b.id] {
+				continue
+			}
+			for _, pb := range b.pods {
+				if ok, _ := a.selector.Matches(pb.fixed); !ok {
+					continue
+				}
+				f := a.at
+				kindA, _, _ := strings.Cut(a.id, "/")
+				kindB, _, _ := strings.Cut(b.id, "/")
+				what := "a Service over these labels sends traffic to the pods of both"
+				if kindA == kindB {
+					what = "both controllers count and adopt each other's pods, and " + what
+				}
+				f.Message = fmt.Sprintf("%s's selector (%s) also selects the pods of %s (its template has %s): %s; give each its own label, or delete the one left over",
+					a.id, a.selector, b.id, why(a.selector, pb.fixed), what)
+				p.Report(f)
+				told[b.id] = true
+				break
+			}
+		}
+	}
+}
+
+// why says what of labels m each requirement of sel looks at: "app=rng,
+// no legacy".
+func why(sel *selector.Selector, m map[string]string) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, r := range sel.Requirements {
+		if seen[r.Key] {
+			continue
+		}
+		seen[r.Key] = true
+		if v, ok := m[r.Key]; ok {
+			parts = append(parts, r.Key+"="+v)
+		} else {
+			parts = append(parts, "no "+r.Key)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
