@@ -18,30 +18,32 @@ import (
 // a throwaway commit of the current working tree (uncommitted and untracked
 // files included, ignored ones not). The module cache is shared with this
 // run's so that the build does not download every module again.
-func TestPreCommitHooks(t *testing.T) {
-	t.Parallel()
-	precommit := need(t, "pre-commit", installPreCommit)
-	git := need(t, "git", "apt-get install -y git")
-	goTool := need(t, "go", "Go is on the machine image")
+// preCommit is what a pre-commit test works with: the hook repository (a
+// commit of the working tree) and a user's project to fill.
+type preCommit struct {
+	t       *testing.T
+	tool    string
+	git     string
+	hooks   string
+	project string
+	gitEnv  []string
+	env     []string // gitEnv, and pre-commit's cache and the module cache
+}
 
+func newPreCommit(t *testing.T) *preCommit {
+	t.Helper()
+	pc := &preCommit{t: t, tool: need(t, "pre-commit", installPreCommit), git: need(t, "git", "apt-get install -y git")}
+	goTool := need(t, "go", "Go is on the machine image")
 	tmp := t.TempDir()
-	gitEnv := []string{
+	pc.gitEnv = []string{
 		"GIT_AUTHOR_NAME=shipshape test", "GIT_AUTHOR_EMAIL=test@shipshape.invalid",
 		"GIT_COMMITTER_NAME=shipshape test", "GIT_COMMITTER_EMAIL=test@shipshape.invalid",
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
 	}
-	mustRun := func(dir string, env []string, name string, args ...string) result {
-		t.Helper()
-		r := run(t, dir, env, name, args...)
-		if r.code != 0 {
-			t.Fatalf("%s %s: %v", name, strings.Join(args, " "), r)
-		}
-		return r
-	}
 
 	// The hook repository: the working tree as it is now, committed.
-	hooks := filepath.Join(tmp, "hooks")
-	files := mustRun(root, gitEnv, git, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	pc.hooks = filepath.Join(tmp, "hooks")
+	files := pc.mustRun(root, pc.git, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 	n := 0
 	for _, f := range strings.Split(files.stdout, "\x00") {
 		if f == "" {
@@ -52,20 +54,66 @@ func TestPreCommitHooks(t *testing.T) {
 			continue // deleted in the working tree
 		}
 		st, _ := os.Stat(filepath.Join(root, f))
-		writeFile(t, filepath.Join(hooks, f), string(data))
-		os.Chmod(filepath.Join(hooks, f), st.Mode().Perm())
+		writeFile(t, filepath.Join(pc.hooks, f), string(data))
+		os.Chmod(filepath.Join(pc.hooks, f), st.Mode().Perm())
 		n++
 	}
 	if n == 0 {
 		t.Fatal("no files in the working tree")
 	}
-	mustRun(hooks, gitEnv, git, "init", "-q")
-	mustRun(hooks, gitEnv, git, "add", "-A")
-	mustRun(hooks, gitEnv, git, "commit", "-q", "--no-verify", "-m", "snapshot of the working tree")
+	pc.mustRun(pc.hooks, pc.git, "init", "-q")
+	pc.mustRun(pc.hooks, pc.git, "add", "-A")
+	pc.mustRun(pc.hooks, pc.git, "commit", "-q", "--no-verify", "-m", "snapshot of the working tree")
+
+	pc.project = filepath.Join(tmp, "project")
+	if err := os.MkdirAll(pc.project, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pc.mustRun(pc.project, pc.git, "init", "-q")
+	gomodcache, err := exec.Command(goTool, "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc.env = append(pc.gitEnv,
+		"PRE_COMMIT_HOME="+filepath.Join(tmp, "pre-commit-cache"),
+		"GOMODCACHE="+strings.TrimSpace(string(gomodcache)),
+		"PRE_COMMIT_COLOR=never",
+	)
+	return pc
+}
+
+func (pc *preCommit) mustRun(dir, name string, args ...string) result {
+	pc.t.Helper()
+	r := run(pc.t, dir, pc.gitEnv, name, args...)
+	if r.code != 0 {
+		pc.t.Fatalf("%s %s: %v", name, strings.Join(args, " "), r)
+	}
+	return r
+}
+
+// tryRepo runs the hooks on the project: try-repo installs them afresh
+// (go install ./... in a new temporary clone) on every call.
+func (pc *preCommit) tryRepo(args ...string) result {
+	return run(pc.t, pc.project, pc.env, pc.tool, append([]string{"try-repo", pc.hooks}, args...)...)
+}
+
+// pre-commit try-repo with the hooks of .pre-commit-hooks.yaml: the lint
+// hook fails on a bad manifest, the fix hook fixes it (and fails, as
+// pre-commit does when a hook changes files), then the lint hook passes.
+// Each try-repo builds the hooks (15-60 s, more on a loaded machine).
+//
+// pre-commit builds a language: golang hook with `go install ./...` in a
+// clone of the hook repository at a commit, so the hook repository here is
+// a throwaway commit of the current working tree (uncommitted and untracked
+// files included, ignored ones not). The module cache is shared with this
+// run's so that the build does not download every module again.
+func TestPreCommitHooks(t *testing.T) {
+	t.Parallel()
+	pc := newPreCommit(t)
+	project := pc.project
 
 	// The user's repository, with a bad manifest and a YAML file that is
 	// not a Kubernetes object (skipped).
-	project := filepath.Join(tmp, "project")
 	for _, f := range []string{"web.yaml", "node-agent.yaml"} {
 		data, err := os.ReadFile(example("base", f))
 		if err != nil {
@@ -74,26 +122,14 @@ func TestPreCommitHooks(t *testing.T) {
 		writeFile(t, filepath.Join(project, "deploy", f), string(data))
 	}
 	writeFile(t, filepath.Join(project, ".github", "workflows", "ci.yaml"), "on: push\njobs: {}\n")
-	mustRun(project, gitEnv, git, "init", "-q")
-	mustRun(project, gitEnv, git, "add", "-A")
+	pc.mustRun(project, pc.git, "add", "-A")
 
-	gomodcache, err := exec.Command(goTool, "env", "GOMODCACHE").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := append(gitEnv,
-		"PRE_COMMIT_HOME="+filepath.Join(tmp, "pre-commit-cache"),
-		"GOMODCACHE="+strings.TrimSpace(string(gomodcache)),
-		"PRE_COMMIT_COLOR=never",
-	)
-	// try-repo installs the hooks afresh (go install ./... in a new
-	// temporary clone) on every call, so the test calls it twice: all
-	// hooks (lint fails, then fix changes the files), then lint alone.
 	tryRepo := func(hook ...string) result {
-		args := append(append([]string{"try-repo", hooks}, hook...), "--all-files", "--verbose")
-		return run(t, project, env, precommit, args...)
+		return pc.tryRepo(append(hook, "--all-files", "--verbose")...)
 	}
 
+	// Twice: all hooks (lint fails, then fix changes the files), then
+	// lint alone.
 	both := tryRepo()
 	if both.code != 1 {
 		t.Fatalf("hooks: exit %d, want 1: %v", both.code, both)
@@ -124,4 +160,34 @@ func TestPreCommitHooks(t *testing.T) {
 		t.Fatalf("lint hook after the fix: %v", again)
 	}
 	wantAll(t, "lint hook output", again.stdout, "Passed")
+}
+
+// TestPreCommitStagedService: pre-commit names only the staged files, and
+// shipshape reads the rest of the repository for the cross-resource rules:
+// a Service staged alone, whose pods a committed Deployment makes, gets no
+// finding; a Service whose selector no template carries gets one.
+func TestPreCommitStagedService(t *testing.T) {
+	t.Parallel()
+	pc := newPreCommit(t)
+	deployment := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: rng\nspec:\n  selector:\n    matchLabels: {app: rng}\n  template:\n    metadata:\n      labels: {app: rng}\n    spec:\n      containers:\n        - name: rng\n          image: dockercoins/rng:v0.1\n"
+	service := func(name, selector string) string {
+		return "apiVersion: v1\nkind: Service\nmetadata:\n  name: " + name + "\nspec:\n  selector:\n" + selector + "  ports:\n    - port: 80\n"
+	}
+	writeFile(t, filepath.Join(pc.project, "apps", "rng", "deployment.yaml"), deployment)
+	pc.mustRun(pc.project, pc.git, "add", "-A")
+	pc.mustRun(pc.project, pc.git, "commit", "-q", "--no-verify", "-m", "the workload")
+
+	writeFile(t, filepath.Join(pc.project, "apps", "rng", "service.yaml"), service("rng", "    app: rng\n"))
+	pc.mustRun(pc.project, pc.git, "add", "apps/rng/service.yaml")
+	good := pc.tryRepo("shipshape", "--verbose")
+	if good.code != 0 || strings.Contains(good.stdout, "service-no-matching-pods") {
+		t.Fatalf("a Service whose pods a committed Deployment makes: %v", good)
+	}
+	wantAll(t, "lint hook output", good.stdout, "1 file")
+
+	writeFile(t, filepath.Join(pc.project, "apps", "rng", "active.yaml"), service("rng-active", "    app: rng\n    active: \"yes\"\n"))
+	pc.mustRun(pc.project, pc.git, "add", "apps/rng/active.yaml")
+	bad := pc.tryRepo("shipshape", "--verbose")
+	wantAll(t, "lint hook output", bad.stdout,
+		`apps/rng/active.yaml:8:5: warning service-no-matching-pods: Service/rng-active: Service "rng-active" selects active=yes, app=rng, which no pod template in namespace default carries: Deployment/rng has app=rng but not active=yes`)
 }
