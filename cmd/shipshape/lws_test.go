@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -376,6 +378,65 @@ func TestLWSFixStdin(t *testing.T) {
 		}
 		if got := stdout.String(); got != stream(want) {
 			t.Errorf("%s: stdin fix:\n%s", name, got)
+		}
+	}
+}
+
+// TestLWSEnginePerApplication: lws.engine auto decides per application. A
+// repository holding an Argo CD application (its annotations say so) and
+// an unrelated LeaderWorkerSet application gets Argo CD ordering for the
+// first only, through lint, fix and fn.
+func TestLWSEnginePerApplication(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	repo := t.TempDir()
+	copyTree(t, filepath.Join(lwsCases, "auto", "input"), filepath.Join(repo, "argo"))
+	copyTree(t, filepath.Join(lwsCases, "auto-none", "input"), filepath.Join(repo, "plain"))
+	cfg := filepath.Join(lwsCases, "auto", "config.yaml")
+	before := readTree(t, repo)
+
+	var out bytes.Buffer
+	run([]string{"lint", "--format", "json", "--fail-on", "none", "-c", cfg, repo}, strings.NewReader(""), &out, io.Discard)
+	var report jsonReport
+	if err := json.Unmarshal(out.Bytes(), &report); err != nil {
+		t.Fatalf("lint json: %v", err)
+	}
+	var argo, plain int
+	for _, f := range report.Findings {
+		if f.Rule != "lws-recreate-order" {
+			continue
+		}
+		switch {
+		case strings.Contains(f.File, "/argo/"):
+			argo++
+		case strings.Contains(f.File, "/plain/"):
+			plain++
+			t.Errorf("Argo CD ordering proposed to another application: %s:%d", f.File, f.Line)
+		}
+	}
+	if argo != 3 {
+		t.Errorf("%d lws-recreate-order findings in the Argo CD application, want 3 (LWS, Service, HPA)", argo)
+	}
+
+	fnOut := string(runLWSFn(t, repo, fnInput(t, repo, cfg)))
+	runIn(t, repo, exitOK, "fix", "--fail-on", "none", "-c", cfg, repo)
+	after := readTree(t, repo)
+	for name, data := range after {
+		changed := !bytes.Equal(data, before[name])
+		switch {
+		case strings.HasPrefix(name, "plain/") && changed:
+			t.Errorf("fix changed %s, of the application without an engine", name)
+		case name == "argo/lws.yaml" && !changed:
+			t.Errorf("fix did not order %s", name)
+		}
+	}
+	// fn places items by their path annotations: the same split.
+	for _, item := range strings.Split(fnOut, "\n  - ")[1:] {
+		waved := strings.Contains(item, "argocd.argoproj.io/sync-wave")
+		switch {
+		case strings.Contains(item, "path: 'plain/") && waved:
+			t.Errorf("fn added a sync-wave in the application without an engine:\n%s", item)
+		case strings.Contains(item, "path: 'argo/lws.yaml'") && strings.Contains(item, "kind: LeaderWorkerSet") && !waved:
+			t.Errorf("fn did not order the Argo CD application's LWS:\n%s", item)
 		}
 	}
 }

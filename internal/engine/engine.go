@@ -144,7 +144,6 @@ type FileResult struct {
 
 	own       []analysis.Finding // Findings without the cross-resource ones
 	objects   int
-	app       string // the application: see application
 	summaries []summary
 	ignores   lineIgnores
 	optOuts   map[objectKey]analysis.RuleSet // objects with an ignore annotation
@@ -168,6 +167,7 @@ type objectKey struct{ doc, item int }
 type summary struct {
 	rule  int // index in Engine.cross
 	file  string
+	app   string // see application
 	obj   objectKey
 	value any
 }
@@ -218,7 +218,9 @@ func (e *Engine) RunSeq(inputs iter.Seq[manifest.Input]) *Result {
 // cross-resource rules of PerApplication scope: for plain manifests, the
 // directory that holds the file (Argo CD and Flux apply a directory), so
 // that two alternatives kept side by side in sibling directories are not
-// judged together.
+// judged together. ResourceList items are placed by the file their
+// config.kubernetes.io/path annotation names; items without one make one
+// application.
 func application(path string) string {
 	if path == manifest.Stdin || path == "" {
 		return path
@@ -249,7 +251,7 @@ func (e *Engine) RunSource(path string, src []byte) *Result {
 // those. The result holds no node tree.
 func (e *Engine) LintFile(in manifest.Input, data []byte) *FileResult {
 	f := manifest.Parse(in.Path, data, e.context(in.Path))
-	fr := &FileResult{Input: in, ignores: scanIgnores(f.Src), objects: len(f.Objects), app: application(in.Path)}
+	fr := &FileResult{Input: in, ignores: scanIgnores(f.Src), objects: len(f.Objects)}
 	if !in.Context {
 		fr.own = e.lint(f, fr.ignores)
 	}
@@ -284,10 +286,11 @@ func (e *Engine) context(path string) manifest.Context {
 }
 
 func (e *Engine) summarize(obj *manifest.Object, k objectKey, out []summary) []summary {
+	app := application(obj.File)
 	for i, r := range e.cross {
 		p := analysis.NewPass(r, obj, e.cfg, nil)
 		if v, ok := r.Cross.Summarize(p); ok {
-			out = append(out, summary{i, obj.File, k, v})
+			out = append(out, summary{i, obj.File, app, k, v})
 		}
 	}
 	return out
@@ -307,11 +310,7 @@ func (e *Engine) Finish(res *Result) {
 // finish is Finish with where each cross-resource finding goes (nil: not
 // reported, a context file's).
 func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) {
-	type located struct {
-		summary
-		app string
-	}
-	var all []located
+	var all []summary
 	res.Resources = 0
 	for _, fr := range res.Files {
 		fr.Findings = append(fr.Findings[:0:0], fr.own...)
@@ -319,14 +318,12 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 	}
 	for _, files := range [][]*FileResult{res.Files, res.context} {
 		for _, fr := range files {
-			for _, s := range fr.summaries {
-				all = append(all, located{s, fr.app})
-			}
+			all = append(all, fr.summaries...)
 		}
 	}
 	if len(e.cross) > 0 && len(all) > 0 {
 		// File order, whatever order files were read in.
-		slices.SortStableFunc(all, func(a, b located) int {
+		slices.SortStableFunc(all, func(a, b summary) int {
 			return cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.obj.doc, b.obj.doc), cmp.Compare(a.obj.item, b.obj.item))
 		})
 		report := func(f analysis.Finding) {
