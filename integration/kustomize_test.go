@@ -1,10 +1,15 @@
 package integration
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shipshape-dev/shipshape/internal/yaml11"
+	"go.yaml.in/yaml/v3"
 )
 
 // kustomize build --enable-alpha-plugins --enable-exec with shipshape as an
@@ -200,4 +205,44 @@ func TestKustomizeFnRun(t *testing.T) {
 			t.Errorf("output differs from an identity function:\n--- shipshape\n%s\n--- cat\n%s", r.stdout, same.stdout)
 		}
 	})
+}
+
+// TestKustomizeReadsScalars holds yaml11.Kustomize, which ambiguous-scalar's
+// messages rely on for files kustomize reads, to the kustomize binary: each
+// plain scalar either comes out as the string written (kept) or as the
+// value yaml11.Kustomize names.
+func TestKustomizeReadsScalars(t *testing.T) {
+	t.Parallel()
+	kustomize := need(t, "kustomize", installKustomize)
+	values := []string{"yes", "no", "on", "off", "y", "n", "Y", "NO", "True", "true", "false", "~", "null", "1.10", "0755", "0o17", "0x1F", "1e3", "1_000", "+12", "-0", ".5", "12:30", "1:20:30", "0b101", "web-1", "v1.2", "1.0", "007", "08"}
+	dir := t.TempDir()
+	var cm strings.Builder
+	cm.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: scalars\ndata:\n")
+	for i, v := range values {
+		fmt.Fprintf(&cm, "  k%02d: %s\n", i, v)
+	}
+	writeFile(t, filepath.Join(dir, "cm.yaml"), cm.String())
+	writeFile(t, filepath.Join(dir, "kustomization.yaml"), "resources:\n- cm.yaml\n")
+	r := run(t, dir, nil, kustomize, "build", ".")
+	if r.code != 0 { // NaN and infinities would fail it: JSON has none
+		t.Fatalf("kustomize build: %v", r)
+	}
+	var out struct {
+		Data map[string]any `json:"data"`
+	}
+	if err := yaml.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range values {
+		got := out.Data[fmt.Sprintf("k%02d", i)]
+		want, changed := yaml11.Kustomize(v)
+		_, isString := got.(string)
+		b, _ := json.Marshal(got)
+		switch {
+		case !changed && got != v:
+			t.Errorf("%s: yaml11.Kustomize says kustomize keeps the string, kustomize renders %s", v, b)
+		case changed && (isString || string(b) != want.Text):
+			t.Errorf("%s: yaml11.Kustomize says kustomize renders %s, kustomize renders %s", v, want.Text, b)
+		}
+	}
 }
