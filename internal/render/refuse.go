@@ -40,22 +40,37 @@ var functionAnnotations = []string{"config.kubernetes.io/function", "config.k8s.
 // there), or of the generators/transformers entry that loads a function
 // config.
 func Refuse(g *Graph, root *Kustomization) *Problem {
-	var found *Problem
-	walkGraph(root, func(k *Kustomization) {
-		if found == nil {
-			found = refuseIn(k)
-		}
-	})
-	return found
+	return refuseIn(root, map[*Kustomization]bool{})
 }
 
-// refuseIn checks one kustomization's own fields.
-func refuseIn(k *Kustomization) *Problem {
+// refuseIn checks k and what it reaches in the order kustomize loads them
+// (resources and bases depth first, then components, then generators and
+// transformers with their files), so that the refusal names the entry
+// `kustomize build` would have tried first.
+func refuseIn(k *Kustomization, seen map[*Kustomization]bool) *Problem {
+	if k == nil || seen[k] {
+		return nil
+	}
+	seen[k] = true
 	if k.Doc == nil {
 		return nil // kustomize will report the file itself
 	}
 	at := func(n *yaml.Node, format string, args ...any) *Problem {
-		return &Problem{File: k.File, Line: n.Line, Column: n.Column, Refused: true, Message: fmt.Sprintf(format, args...)}
+		return &Problem{File: k.File, Line: n.Line, Column: n.Column, Refused: true, Entry: n.Value, Message: fmt.Sprintf(format, args...)}
+	}
+	remote := func(r *Ref) *Problem {
+		return at(r.Node, "not rendered: %s entry %q is remote; shipshape never reaches the network or runs git (vendor it, or lint the repository it comes from)", r.Field, r.Value)
+	}
+	for _, r := range k.Refs {
+		if r.Kind != RefResource && r.Kind != RefComponent {
+			continue
+		}
+		if r.Remote {
+			return remote(r)
+		}
+		if p := refuseIn(r.Target, seen); p != nil {
+			return p
+		}
 	}
 	for i := 0; i+1 < len(k.Doc.Content); i += 2 {
 		key := k.Doc.Content[i]
@@ -65,8 +80,11 @@ func refuseIn(k *Kustomization) *Problem {
 		}
 	}
 	for _, r := range k.Refs {
+		if r.Kind == RefResource || r.Kind == RefComponent {
+			continue
+		}
 		if r.Remote {
-			return at(r.Node, "not rendered: %s entry %q is remote; shipshape never reaches the network or runs git (vendor it, or lint the repository it comes from)", r.Field, r.Value)
+			return remote(r)
 		}
 		if r.Kind != RefConfig {
 			continue
@@ -76,9 +94,12 @@ func refuseIn(k *Kustomization) *Problem {
 		case r.Inline:
 			why = refuseConfig([]byte(r.Value), "the inline config")
 		case r.Target != nil:
+			if p := refuseIn(r.Target, seen); p != nil {
+				return p
+			}
 			walkGraph(r.Target, func(t *Kustomization) {
 				for _, tr := range t.Refs {
-					if why == "" && tr.Path != "" && !tr.Inline && tr.Target == nil && tr.Kind == RefResource {
+					if why == "" && tr.Path != "" && tr.Target == nil && tr.Kind == RefResource {
 						why = refuseConfigFile(tr.Path)
 					}
 				}

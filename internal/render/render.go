@@ -25,6 +25,8 @@ type Problem struct {
 	// Refused is set when shipshape would not run kustomize (network or
 	// process needed); else Message is kustomize's own error.
 	Refused bool
+	// Entry is the refused entry as written (a URL, a field name), or "".
+	Entry   string
 	Message string
 }
 
