@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 
 	"go.yaml.in/yaml/v3"
@@ -72,6 +73,9 @@ type Renderer struct {
 	// `openapi:` field): kyaml keeps the schema in a global, so those
 	// roots run alone (write lock) and the others share (read lock).
 	openapiMu sync.RWMutex
+	// sources caches the source files Locate parses (absolute path ->
+	// *sourceFile).
+	sources sync.Map
 }
 
 // NewRenderer returns a Renderer for the roots of g.
@@ -131,7 +135,7 @@ func (r *Renderer) Render(root *Kustomization) *Result {
 	}
 	m, added, err := r.run(root)
 	if err != nil {
-		res.Problem = &Problem{File: root.File, Line: 1, Column: 1, Message: err.Error()}
+		res.Problem = failedAt(root, err.Error())
 		return res
 	}
 	objs, err := objects(m, added)
@@ -141,6 +145,24 @@ func (r *Renderer) Render(root *Kustomization) *Result {
 	}
 	res.Objects = objs
 	return res
+}
+
+// failedAt places kustomize's error message at the entry of root's
+// kustomization it names first (kustomize's messages start from the root:
+// "accumulating resources from 'service.yaml': ..."), or at the top of
+// the file.
+func failedAt(root *Kustomization, msg string) *Problem {
+	p := &Problem{File: root.File, Line: 1, Column: 1, Message: msg}
+	best := -1
+	for _, r := range root.Refs {
+		if r.Inline {
+			continue
+		}
+		if i := strings.Index(msg, "'"+r.Value+"'"); i >= 0 && (best < 0 || i < best) {
+			best, p.Line, p.Column = i, r.Node.Line, r.Node.Column
+		}
+	}
+	return p
 }
 
 // run builds root with krusty and returns the resource map (with origin
