@@ -1,9 +1,7 @@
 package render
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -92,7 +90,9 @@ func refuseIn(k *Kustomization, seen map[*Kustomization]bool) *Problem {
 		var why string
 		switch {
 		case r.Inline:
-			why = refuseConfig([]byte(r.Value), "the inline config")
+			// Positions moved to the kustomization's own lines.
+			docs, _ := inlineDocs(k, r.Node)
+			why = refuseConfig(docs, k.File)
 		case r.Target != nil:
 			if p := refuseIn(r.Target, seen); p != nil {
 				return p
@@ -108,7 +108,11 @@ func refuseIn(k *Kustomization, seen map[*Kustomization]bool) *Problem {
 			why = refuseConfigFile(r.Path)
 		}
 		if why != "" {
-			return at(r.Node, "not rendered: %s entry %q: %s", r.Field, r.Value, why)
+			entry := fmt.Sprintf("%q", r.Value)
+			if r.Inline {
+				entry = "(inline)"
+			}
+			return at(r.Node, "not rendered: %s entry %s: %s", r.Field, entry, why)
 		}
 	}
 	return nil
@@ -121,39 +125,36 @@ func refuseConfigFile(path string) string {
 	if err != nil {
 		return ""
 	}
-	return refuseConfig(data, path)
+	docs, err := parseDocs(data)
+	if err != nil {
+		return "" // kustomize reports malformed configs
+	}
+	return refuseConfig(docs, path)
 }
 
-// refuseConfig returns why a plugin config (one or more YAML documents)
-// must not be run: a KRM function (exec, container, starlark), the Helm
-// generator, or a path-like field that is remote.
-func refuseConfig(data []byte, where string) string {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var doc yaml.Node
-		if err := dec.Decode(&doc); err != nil {
-			if err != io.EOF {
-				return "" // kustomize reports malformed configs
-			}
-			return ""
-		}
-		if len(doc.Content) == 0 {
+// refuseConfig returns why plugin configs (the documents of a file, or
+// of an inline entry, where) must not be run: a KRM function (exec,
+// container, starlark), the Helm generator, or a path-like field that is
+// remote.
+func refuseConfig(docs []*yaml.Node, where string) string {
+	for _, obj := range docs {
+		if obj == nil {
 			continue
 		}
-		obj := doc.Content[0]
 		if kind := mapGet(obj, "kind"); kind != nil && kind.Value == "HelmChartInflationGenerator" {
 			return fmt.Sprintf("%s:%d:%d is a HelmChartInflationGenerator, which runs the helm program; shipshape never starts a process", where, kind.Line, kind.Column)
 		}
 		annos := mapGet(mapGet(obj, "metadata"), "annotations")
 		for _, a := range functionAnnotations {
-			if v := mapGet(annos, a); v != nil {
-				return fmt.Sprintf("%s:%d:%d is a KRM function (%s), which kustomize runs as a program or container; shipshape never starts a process", where, v.Line, v.Column, a)
+			if k, _ := (Path{{Key: a}}).Get(annos); k != nil {
+				return fmt.Sprintf("%s:%d:%d is a KRM function (%s), which kustomize runs as a program or container; shipshape never starts a process", where, k.Line, k.Column, a)
 			}
 		}
 		if n := remoteField(obj); n != nil {
 			return fmt.Sprintf("%s:%d:%d names the remote %q; shipshape never reaches the network", where, n.Line, n.Column, n.Value)
 		}
 	}
+	return ""
 }
 
 // remoteField returns the first scalar under a path-like key (path,
