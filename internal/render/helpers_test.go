@@ -111,8 +111,8 @@ var unshareWorks = sync.OnceValue(func() bool {
 	return exec.Command(p, "-n", "true").Run() == nil
 })
 
-// build is one `kustomize build` run.
-type build struct {
+// buildRun is one `kustomize build` run.
+type buildRun struct {
 	stdout, stderr []byte
 	err            error
 	took           time.Duration
@@ -121,7 +121,7 @@ type build struct {
 // kustomizeBuild runs `kustomize build dir` with no flags, inside a
 // network namespace without network when offline is set (the binary
 // would otherwise try to fetch remote bases).
-func kustomizeBuild(bin, dir string, offline bool) build {
+func kustomizeBuild(bin, dir string, offline bool) buildRun {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	args := []string{bin, "build", dir}
@@ -133,5 +133,5 @@ func kustomizeBuild(bin, dir string, offline bool) build {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	err := cmd.Run()
-	return build{stdout.Bytes(), stderr.Bytes(), err, time.Since(start)}
+	return buildRun{stdout.Bytes(), stderr.Bytes(), err, time.Since(start)}
 }
