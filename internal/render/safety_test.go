@@ -24,12 +24,12 @@ var refusedRoots = []string{
 func TestIsRemote(t *testing.T) {
 	for path, want := range map[string]bool{
 		"https://github.com/argoproj/argo-workflows/manifests/base/crds/minimal?ref=v3.7.3": true,
-		"http://example.com/deploy.yaml":                           true,
-		"github.com/example/manifests//deploy/base?ref=v1.2.0":     true,
-		"git@github.com:example/manifests.git//deploy?ref=main":    true,
-		"ssh://git@example.com/org/repo.git":                       true,
-		"git::https://example.com/org/repo":                        true,
-		"https://github.com/example/components.git//monitoring":    true,
+		"http://example.com/deploy.yaml":                        true,
+		"github.com/example/manifests//deploy/base?ref=v1.2.0":  true,
+		"git@github.com:example/manifests.git//deploy?ref=main": true,
+		"ssh://git@example.com/org/repo.git":                    true,
+		"git::https://example.com/org/repo":                     true,
+		"https://github.com/example/components.git//monitoring": true,
 		"../base":                  false,
 		"base":                     false,
 		"deployment.yaml":          false,
