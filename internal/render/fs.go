@@ -13,7 +13,8 @@ import (
 // errReadOnly is what every write through readOnlyFS returns.
 var errReadOnly = errors.New("shipshape renders read-only: kustomize may not write here")
 
-// buildMetadata is what the root kustomizations are read with: kustomize
+// buildMetadata is what root kustomizations are read with when origins
+// are traced (Renderer.trace): kustomize
 // then records, on every object, the file it came from (originAnnotations)
 // and every transformer that ran over it with the kustomization that
 // configured it (transformerAnnotations). krusty copies the root's
@@ -22,18 +23,12 @@ var errReadOnly = errors.New("shipshape renders read-only: kustomize may not wri
 var buildMetadata = []string{"originAnnotations", "transformerAnnotations"}
 
 // readOnlyFS is the file system krusty renders from: the disk, read once
-// per file and shared by all roots of a Render call (a base listed by ten
-// overlays is read once), never written, and with buildMetadata added to
-// the root kustomizations in memory (the files are never edited).
+// per file and shared by all roots of a Renderer (a base listed by ten
+// overlays is read once), and never written.
 type readOnlyFS struct {
 	filesys.FileSystem // the disk, for the reads not overridden below
 
-	files sync.Map // absolute path -> *cachedFile
-
-	// roots maps a root kustomization file to the buildMetadata entries
-	// it lacks and that were added in memory (removed from the output).
-	mu    sync.Mutex
-	roots map[string][]string
+	files sync.Map // cleaned absolute path -> *cachedFile
 }
 
 type cachedFile struct {
@@ -43,43 +38,35 @@ type cachedFile struct {
 }
 
 func newReadOnlyFS() *readOnlyFS {
-	return &readOnlyFS{FileSystem: filesys.MakeFsOnDisk(), roots: map[string][]string{}}
+	return &readOnlyFS{FileSystem: filesys.MakeFsOnDisk()}
 }
 
-// ReadFile returns the file's bytes, read from disk once.
+// ReadFile returns the file's bytes, read from disk once. Callers may
+// not modify the slice (kustomize does not; a copy per read would cost
+// what the cache saves).
 func (f *readOnlyFS) ReadFile(path string) ([]byte, error) {
 	path = filepath.Clean(path)
 	v, _ := f.files.LoadOrStore(path, &cachedFile{})
 	c := v.(*cachedFile)
 	c.once.Do(func() { c.data, c.err = f.FileSystem.ReadFile(path) })
-	if c.err != nil {
-		return nil, c.err
-	}
-	f.mu.Lock()
-	_, isRoot := f.roots[path]
-	f.mu.Unlock()
-	if isRoot {
-		data, _ := withBuildMetadata(c.data)
-		return data, nil
-	}
-	// Callers may not keep or modify the slice (kustomize does neither);
-	// a copy would cost as much as the read saved.
-	return c.data, nil
+	return c.data, c.err
 }
 
-// markRoot makes file (a root kustomization) read with buildMetadata and
-// returns the entries that were added (kustomize must drop what they add
-// from the output, as if they were not there).
-func (f *readOnlyFS) markRoot(file string) []string {
-	data, err := f.ReadFile(file)
-	if err != nil {
-		return nil
+// tracingFS is readOnlyFS for one tracing build: the root kustomization
+// (under each of its names: as discovered, and with symlinks resolved, as
+// kustomize reads it) is read with buildMetadata; the files are never
+// edited.
+type tracingFS struct {
+	*readOnlyFS
+	roots map[string]bool
+}
+
+func (f tracingFS) ReadFile(path string) ([]byte, error) {
+	data, err := f.readOnlyFS.ReadFile(path)
+	if err == nil && f.roots[filepath.Clean(path)] {
+		data, _ = withBuildMetadata(data)
 	}
-	_, added := withBuildMetadata(data)
-	f.mu.Lock()
-	f.roots[filepath.Clean(file)] = added
-	f.mu.Unlock()
-	return added
+	return data, err
 }
 
 // withBuildMetadata returns the kustomization src with buildMetadata

@@ -148,6 +148,9 @@ func (r *Renderer) Locate(res *Result, o *Object, p Path) Location {
 	if v == nil {
 		return rendered(fmt.Sprintf("the rendered %s has no %s", o.Label(), p))
 	}
+	if err := r.Trace(res); err != nil {
+		return rendered("kustomize's origins could not be read: " + err.Error())
+	}
 	loc := func() Location {
 		base := r.baseDoc(res, o)
 		for i := len(o.Transformations) - 1; i >= 0; i-- {

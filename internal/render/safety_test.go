@@ -129,7 +129,7 @@ func TestNoProcessNoNetwork(t *testing.T) {
 			continue
 		}
 		before := tr.calls.Load()
-		_, _, err := r.run(root)
+		_, err := r.run(root, false)
 		if err == nil {
 			t.Errorf("%s: rendered without its remote entry", c.root)
 		}
