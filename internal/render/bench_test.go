@@ -1,0 +1,58 @@
+package render
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/openapi"
+)
+
+// BenchmarkRender renders every root of each kustomize-corpus tree
+// in-process, as one shipshape run would: discovery, refusal, rendering
+// on all cores. Each iteration starts from nothing a fresh process would
+// not have (a new Renderer, and kyaml's OpenAPI schema dropped so that it
+// is parsed again), so the time compares with BenchmarkKustomizeBuild,
+// which runs the kustomize binary once per root, one after another.
+func BenchmarkRender(b *testing.B) {
+	dir := kustomizeCorpus(b)
+	for _, tree := range corpusTrees(b, dir) {
+		b.Run(filepath.Base(tree), func(b *testing.B) {
+			for b.Loop() {
+				openapi.ResetOpenAPI()
+				g, err := Discover([]string{tree})
+				if err != nil {
+					b.Fatal(err)
+				}
+				NewRenderer(g).RenderAll(context.Background(), g.Roots)
+			}
+		})
+	}
+}
+
+// BenchmarkKustomizeBuild runs `kustomize build` (the v5.8.2 binary) of
+// each root of each tree one after another: what shipshape replaces.
+// Roots with remote entries are built inside `unshare -n` (they fail
+// there at once, as they would offline), or skipped when unshare does not
+// work.
+func BenchmarkKustomizeBuild(b *testing.B) {
+	dir := kustomizeCorpus(b)
+	bin := kustomizeBinary(b)
+	for _, tree := range corpusTrees(b, dir) {
+		g, err := Discover([]string{tree})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(filepath.Base(tree), func(b *testing.B) {
+			for b.Loop() {
+				for _, root := range g.Roots {
+					remote := Refuse(g, root) != nil
+					if remote && !unshareWorks() {
+						continue
+					}
+					kustomizeBuild(bin, root.Dir, remote)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,420 @@
+package render
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"go.yaml.in/yaml/v3"
+	"sigs.k8s.io/kustomize/api/resource"
+)
+
+// KustomizationNames are the file names kustomize recognises, in its order
+// (konfig.RecognizedKustomizationFileNames).
+var KustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
+
+// RefKind says which field of a kustomization a reference comes from, and
+// so how kustomize loads it.
+type RefKind int
+
+const (
+	// RefResource is a `resources:` or `bases:` entry: a file, or a
+	// directory holding a kustomization.
+	RefResource RefKind = iota
+	// RefComponent is a `components:` entry: a directory holding a
+	// kustomization of kind Component.
+	RefComponent
+	// RefPatch is a patch file (`patches[].path`, `patchesStrategicMerge`,
+	// `patchesJson6902[].path`).
+	RefPatch
+	// RefConfig is a generator, transformer or validator entry: a file or
+	// a directory whose objects configure plugins.
+	RefConfig
+	// RefData is any other file kustomize reads: generator files and env
+	// files, replacements, openapi schemas, configurations, crds.
+	RefData
+)
+
+// Ref is one path-like entry of a kustomization.
+type Ref struct {
+	Kind RefKind
+	// Field is the kustomization field, e.g. "resources" or
+	// "configMapGenerator.files".
+	Field string
+	// Value is the entry as written.
+	Value string
+	// Node is the scalar node of the entry in the kustomization (exact
+	// line:column).
+	Node *yaml.Node
+	// Path is the absolute local path the entry names; "" for remote or
+	// inline entries.
+	Path string
+	// Remote is set when kustomize would fetch the entry over the network
+	// (http(s) URL or git repository spec).
+	Remote bool
+	// Inline is set for entries that are YAML text, not paths (inline
+	// patches and plugin configs).
+	Inline bool
+	// Target is the kustomization at Path, when Path is a directory
+	// holding one.
+	Target *Kustomization
+}
+
+// Kustomization is one kustomization file, read with exact positions.
+type Kustomization struct {
+	// Dir is the absolute directory; File the absolute path of the file.
+	Dir, File string
+	// Src is the file's bytes (BOM removed): node positions refer to it.
+	Src []byte
+	// Doc is the top-level mapping node; nil when the file does not parse
+	// (Err says why: kustomize will fail on it, and says so itself).
+	Doc *yaml.Node
+	Err error
+	// Kind is "Kustomization" or "Component".
+	Kind string
+	Refs []*Ref
+}
+
+// Graph is the kustomizations found under the scanned paths and the
+// references between them.
+type Graph struct {
+	// ByDir holds every kustomization read, by absolute directory.
+	ByDir map[string]*Kustomization
+	// Roots are the kustomizations no other scanned kustomization lists,
+	// sorted by directory.
+	Roots []*Kustomization
+
+	mu sync.Mutex
+}
+
+// Discover finds the kustomizations under paths and returns the graph and
+// its roots. A directory argument is scanned whole (hidden directories
+// skipped, as manifest.Walk does) and is its own scanned tree: a
+// kustomization listed only from outside it is a root here. A file
+// argument is looked up from its scope (see Scope), and only the roots
+// that reach it are kept, so that a file gets the same roots whether it is
+// named alone (pre-commit) or its whole repository is scanned.
+func Discover(paths []string) (*Graph, error) {
+	g := &Graph{ByDir: map[string]*Kustomization{}}
+	roots := map[string]*Kustomization{}
+	var errs []error
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		st, err := os.Stat(abs)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if st.IsDir() {
+			for _, r := range g.scan(abs) {
+				roots[r.Dir] = r
+			}
+			continue
+		}
+		for _, r := range g.scan(Scope(abs)) {
+			if slices.Contains(g.Reaches(r), abs) {
+				roots[r.Dir] = r
+			}
+		}
+	}
+	for _, r := range roots {
+		g.Roots = append(g.Roots, r)
+	}
+	sort.Slice(g.Roots, func(i, j int) bool { return g.Roots[i].Dir < g.Roots[j].Dir })
+	return g, errors.Join(errs...)
+}
+
+// Scope is the tree searched for the roots that reach a file named alone:
+// the nearest ancestor directory holding `.git` (a directory, or the file
+// of a git worktree), i.e. the repository. Outside a repository it is the
+// working directory when that contains the file, else the file's own
+// directory: scanning up to the filesystem root would read unrelated trees
+// (a home directory) and make the result depend on them.
+func Scope(file string) string {
+	dir := filepath.Dir(file)
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	if wd, err := os.Getwd(); err == nil && within(file, wd) {
+		return wd
+	}
+	return dir
+}
+
+// within reports whether path is dir or below it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// scan reads every kustomization under dir and returns those of them no
+// other kustomization under dir lists.
+func (g *Graph) scan(dir string) []*Kustomization {
+	var found []*Kustomization
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if path != dir && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
+			if k := g.Load(path); k != nil {
+				found = append(found, k)
+			}
+		}
+		return nil
+	})
+	listed := map[*Kustomization]bool{}
+	for _, k := range found {
+		for _, r := range k.Refs {
+			if r.Target != nil && within(r.Target.Dir, dir) {
+				listed[r.Target] = true
+			}
+		}
+	}
+	var roots []*Kustomization
+	for _, k := range found {
+		if !listed[k] {
+			roots = append(roots, k)
+		}
+	}
+	return roots
+}
+
+// Load returns the kustomization in dir (read once, with the directories
+// it references), or nil when dir has none.
+func (g *Graph) Load(dir string) *Kustomization {
+	g.mu.Lock()
+	k, seen := g.ByDir[dir]
+	g.mu.Unlock()
+	if seen {
+		return k
+	}
+	k = readKustomization(dir)
+	g.mu.Lock()
+	if prev, ok := g.ByDir[dir]; ok {
+		g.mu.Unlock()
+		return prev
+	}
+	g.ByDir[dir] = k
+	g.mu.Unlock()
+	if k == nil {
+		return nil
+	}
+	// A cycle stops here: the entry above is already in ByDir.
+	for _, r := range k.Refs {
+		if r.Path == "" || (r.Kind != RefResource && r.Kind != RefComponent && r.Kind != RefConfig) {
+			continue
+		}
+		if st, err := os.Stat(r.Path); err == nil && st.IsDir() {
+			r.Target = g.Load(r.Path)
+		}
+	}
+	return k
+}
+
+// Reaches returns the absolute paths of the files root reaches: its
+// kustomization files, resources, patches, components, generator and
+// transformer configs and data files, sorted. Files that do not exist are
+// left out (kustomize will fail on them).
+func (g *Graph) Reaches(root *Kustomization) []string {
+	set := map[string]bool{}
+	seen := map[*Kustomization]bool{}
+	var walk func(k *Kustomization)
+	walk = func(k *Kustomization) {
+		if k == nil || seen[k] {
+			return
+		}
+		seen[k] = true
+		set[k.File] = true
+		for _, r := range k.Refs {
+			switch {
+			case r.Target != nil:
+				walk(r.Target)
+			case r.Path != "":
+				if st, err := os.Stat(r.Path); err == nil && st.Mode().IsRegular() {
+					set[r.Path] = true
+				}
+			}
+		}
+	}
+	walk(root)
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Plain returns the YAML files under the scanned directories that no root
+// reaches: they are applications of their own, judged as written.
+func (g *Graph) Plain(files []string) []string {
+	reached := map[string]bool{}
+	for _, r := range g.Roots {
+		for _, f := range g.Reaches(r) {
+			reached[f] = true
+		}
+	}
+	var out []string
+	for _, f := range files {
+		abs, err := filepath.Abs(f)
+		if err != nil || !reached[abs] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// readKustomization reads the kustomization file of dir, or returns nil.
+// Like kustomize, the first recognised name wins for reading; kustomize
+// itself reports a directory holding several.
+func readKustomization(dir string) *Kustomization {
+	for _, name := range KustomizationNames {
+		file := filepath.Join(dir, name)
+		st, err := os.Stat(file)
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		k := &Kustomization{Dir: dir, File: file, Kind: "Kustomization"}
+		src, err := os.ReadFile(file)
+		if err != nil {
+			k.Err = err
+			return k
+		}
+		k.Src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
+		var doc yaml.Node
+		if err := yaml.Unmarshal(k.Src, &doc); err != nil {
+			k.Err = err
+			return k
+		}
+		if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+			return k
+		}
+		k.Doc = doc.Content[0]
+		if v := mapGet(k.Doc, "kind"); v != nil && v.Value != "" {
+			k.Kind = v.Value
+		}
+		k.Refs = refsOf(k)
+		return k
+	}
+	return nil
+}
+
+// refsOf lists the path-like entries of k in the order kustomize reads
+// its fields.
+func refsOf(k *Kustomization) []*Ref {
+	var refs []*Ref
+	add := func(kind RefKind, field string, n *yaml.Node) {
+		if n == nil || n.Kind != yaml.ScalarNode || n.Value == "" {
+			return
+		}
+		r := &Ref{Kind: kind, Field: field, Value: n.Value, Node: n}
+		switch {
+		case strings.Contains(n.Value, "\n"):
+			r.Inline = true
+		case IsRemote(n.Value):
+			r.Remote = true
+		case filepath.IsAbs(n.Value):
+			r.Path = filepath.Clean(n.Value)
+		default:
+			r.Path = filepath.Join(k.Dir, n.Value)
+		}
+		refs = append(refs, r)
+	}
+	list := func(kind RefKind, field string) {
+		for _, n := range seq(mapGet(k.Doc, field)) {
+			add(kind, field, n)
+		}
+	}
+	list(RefResource, "resources")
+	list(RefResource, "bases")
+	list(RefComponent, "components")
+	for _, n := range seq(mapGet(k.Doc, "patchesStrategicMerge")) {
+		add(RefPatch, "patchesStrategicMerge", n)
+	}
+	for _, field := range []string{"patches", "patchesJson6902"} {
+		for _, p := range seq(mapGet(k.Doc, field)) {
+			add(RefPatch, field+".path", mapGet(p, "path"))
+		}
+	}
+	for _, field := range []string{"configMapGenerator", "secretGenerator"} {
+		for _, gen := range seq(mapGet(k.Doc, field)) {
+			for _, f := range seq(mapGet(gen, "files")) {
+				// files entries are `path` or `key=path`.
+				if i := strings.Index(f.Value, "="); i >= 0 {
+					c := *f
+					c.Value = f.Value[i+1:]
+					add(RefData, field+".files", &c)
+					continue
+				}
+				add(RefData, field+".files", f)
+			}
+			for _, e := range seq(mapGet(gen, "envs")) {
+				add(RefData, field+".envs", e)
+			}
+			add(RefData, field+".env", mapGet(gen, "env"))
+		}
+	}
+	for _, r := range seq(mapGet(k.Doc, "replacements")) {
+		add(RefData, "replacements.path", mapGet(r, "path"))
+	}
+	add(RefData, "openapi.path", mapGet(mapGet(k.Doc, "openapi"), "path"))
+	list(RefData, "configurations")
+	list(RefData, "crds")
+	list(RefConfig, "generators")
+	list(RefConfig, "transformers")
+	list(RefConfig, "validators")
+	return refs
+}
+
+// IsRemote reports whether kustomize would fetch path over the network:
+// an http(s) URL (its loader's IsRemoteFile) or anything its git
+// repository-spec parser accepts (github.com/org/repo, git@host:...,
+// https://host/repo.git, ?ref=...). The repository-spec parser is
+// internal to kustomize; resource.Origin.Append runs it on the path and
+// records Repo exactly when it accepts it, so the answer is kustomize's
+// own, not a guess. A few spellings the parser rejects but a reader would
+// still call remote (ssh://, git::, file://) are refused too.
+func IsRemote(path string) bool {
+	if u, err := url.Parse(path); err == nil && u.Scheme != "" && len(u.Scheme) > 1 {
+		// Any scheme (http, https, ssh, git, file, s3...) is not a local
+		// path; a single letter is a Windows drive.
+		return true
+	}
+	if strings.HasPrefix(path, "git@") || strings.HasPrefix(path, "git::") {
+		return true
+	}
+	return (&resource.Origin{}).Append(path).Repo != ""
+}
+
+// mapGet is manifest.MapGet, short for the many lookups here.
+var mapGet = manifest.MapGet
+
+// seq returns the items of a sequence node (nil for anything else).
+func seq(n *yaml.Node) []*yaml.Node {
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	return n.Content
+}

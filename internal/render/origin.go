@@ -1,0 +1,898 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/resid"
+)
+
+// SourceKind says what kind of source a Location points into.
+type SourceKind int
+
+const (
+	// FromRendered: no source byte is known; only the rendered object (of
+	// the root named in Location.Root) explains the value.
+	FromRendered SourceKind = iota
+	// FromBase: the resource document the object was read from.
+	FromBase
+	// FromPatch: a strategic-merge patch document.
+	FromPatch
+	// FromJSONPatch: a JSON6902 operation.
+	FromJSONPatch
+	// FromKustomization: a kustomization field (labels, commonLabels,
+	// namePrefix, nameSuffix, namespace, replicas, images,
+	// commonAnnotations).
+	FromKustomization
+	// FromGenerator: a configMapGenerator or secretGenerator entry.
+	FromGenerator
+)
+
+func (k SourceKind) String() string {
+	return [...]string{"rendered", "base", "patch", "json-patch", "kustomization", "generator"}[k]
+}
+
+// Location is where a rendered value came from.
+//
+// A fix addressed by rendered object and field path is carried to the
+// source through File, Doc and Path: Path is the address of the node
+// inside the source document (the base document, the patch document, the
+// JSON-patch op list, or the kustomization), Key and Value are those
+// nodes as parsed from File (positions exact). For a patch written inline
+// in a kustomization (`patch: |`), Block is the kustomization's scalar
+// node holding the patch text and BlockPath its address in the
+// kustomization; Doc and Path then address the patch text, and Line and
+// Column are already translated to the kustomization file.
+//
+// Exact is set only when the value at the source is the rendered value
+// (checked, not assumed) and editing that node alone changes it; when not
+// exact, Why says why, and no fix may be offered.
+type Location struct {
+	Source       SourceKind
+	File         string
+	Line, Column int
+	Exact        bool
+	Doc          int
+	Path         Path
+	Key, Value   *yaml.Node
+	Block        *yaml.Node
+	BlockPath    Path
+	// Field is the kustomization field for FromKustomization and
+	// FromGenerator ("labels", "namePrefix", "configMapGenerator", ...).
+	Field string
+	// Root is the root kustomization file the object was rendered from.
+	Root string
+	Why  string
+}
+
+func (l Location) String() string {
+	if l.Source == FromRendered {
+		return fmt.Sprintf("rendered by %s: %s", l.Root, l.Why)
+	}
+	exact := "exact"
+	if !l.Exact {
+		exact = "not exact"
+	}
+	return fmt.Sprintf("%s:%d:%d %s %s (%s: %s)", l.File, l.Line, l.Column, l.Source, l.Path, exact, l.Why)
+}
+
+// sourceFile is a parsed source file, shared between lookups.
+type sourceFile struct {
+	once sync.Once
+	docs []*yaml.Node // document roots (the node below the DocumentNode)
+	err  error
+}
+
+// docs returns the parsed documents of file, read once per Renderer.
+func (r *Renderer) docs(file string) ([]*yaml.Node, error) {
+	v, _ := r.sources.LoadOrStore(file, &sourceFile{})
+	s := v.(*sourceFile)
+	s.once.Do(func() {
+		data, err := r.fs.ReadFile(file)
+		if err != nil {
+			s.err = err
+			return
+		}
+		s.docs, s.err = parseDocs(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+	})
+	return s.docs, s.err
+}
+
+// parseDocs parses a YAML stream into its document roots (nil for empty
+// documents, so indexes are document numbers).
+func parseDocs(data []byte) ([]*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var docs []*yaml.Node
+	for {
+		var d yaml.Node
+		err := dec.Decode(&d)
+		if err == io.EOF {
+			return docs, nil
+		}
+		if err != nil {
+			return docs, err
+		}
+		if len(d.Content) == 0 {
+			docs = append(docs, nil)
+			continue
+		}
+		docs = append(docs, d.Content[0])
+	}
+}
+
+// Locate finds the source of the value at path p of o, a rendered object
+// of res. It looks, in this order (the reverse of kustomize's, so that
+// the last writer wins): the transformers that ran over the object, last
+// first (kustomize's transformer annotations list them, each with the
+// kustomization that configured it) — strategic-merge patches,
+// JSON6902 ops, labels/commonLabels, commonAnnotations, namespace,
+// namePrefix/nameSuffix, replicas, images — then the base document
+// (kustomize's origin annotation names its file), then the generator.
+// Each candidate is checked against the rendered value by re-reading the
+// source with exact positions; a value no candidate explains (vars,
+// replacements, name references) gets a FromRendered location.
+func (r *Renderer) Locate(res *Result, o *Object, p Path) Location {
+	rendered := func(why string) Location {
+		return Location{Source: FromRendered, File: res.Root.File, Root: res.Root.File, Doc: -1, Why: why}
+	}
+	_, v := p.Get(o.Node)
+	if v == nil {
+		return rendered(fmt.Sprintf("the rendered %s has no %s", o.Label(), p))
+	}
+	if err := r.Trace(res); err != nil {
+		return rendered("kustomize's origins could not be read: " + err.Error())
+	}
+	loc := func() Location {
+		base := r.baseDoc(res, o)
+		for i := len(o.Transformations) - 1; i >= 0; i-- {
+			t := o.Transformations[i]
+			if t.Repo != "" || t.ConfiguredIn == "" {
+				continue
+			}
+			k := r.graph.Load(filepath.Dir(filepath.Join(res.Root.Dir, t.ConfiguredIn)))
+			if k == nil || k.Doc == nil {
+				continue
+			}
+			if l, ok := r.byTransformer(k, t.ConfiguredBy.Kind, o, base, p, v); ok {
+				return l
+			}
+		}
+		if o.Origin != nil && o.Origin.ConfiguredIn != "" {
+			return r.byGenerator(res, o, p)
+		}
+		if base == nil {
+			return rendered("kustomize records no source document for " + o.Label())
+		}
+		srcPath, key, val := follow(base.node, o.Node, p)
+		if val == nil {
+			return rendered(fmt.Sprintf("%s is not in %s (added by a step shipshape cannot trace: vars, replacements or name references)", p, base.file))
+		}
+		l := at(FromBase, base.file, key, val)
+		l.Doc, l.Path = base.doc, base.prefix.concat(srcPath)
+		if !contains(v, val) {
+			return rendered(fmt.Sprintf("%s in %s:%d:%d is changed by a step shipshape cannot trace (vars, replacements or name references)", p, base.file, l.Line, l.Column))
+		}
+		l.Exact, l.Why = true, "the base document sets it"
+		return l
+	}()
+	loc.Root = res.Root.File
+	return loc
+}
+
+// concat appends q to p.
+func (p Path) concat(q Path) Path {
+	out := make(Path, 0, len(p)+len(q))
+	return append(append(out, p...), q...)
+}
+
+// at makes a Location at the key node (or, for sequence items and
+// document roots, the value node).
+func at(src SourceKind, file string, key, val *yaml.Node) Location {
+	l := Location{Source: src, File: file, Key: key, Value: val, Doc: -1}
+	n := key
+	if n == nil {
+		n = val
+	}
+	if n != nil {
+		l.Line, l.Column = n.Line, n.Column
+	}
+	return l
+}
+
+// base is the source document of an object.
+type base struct {
+	file   string
+	doc    int
+	prefix Path // items[i] for an item of a List, else empty
+	node   *yaml.Node
+	name   string
+}
+
+// baseDoc finds the document o was read from: kustomize's origin
+// annotation names the file (relative to the root); the document is the
+// one of o's kind whose name, with the prefixes and suffixes added, is
+// o's name (the longest such name when several fit).
+func (r *Renderer) baseDoc(res *Result, o *Object) *base {
+	if o.Origin == nil || o.Origin.Path == "" || o.Origin.Repo != "" || o.Origin.ConfiguredIn != "" {
+		return nil
+	}
+	file := filepath.Join(res.Root.Dir, o.Origin.Path)
+	docs, _ := r.docs(file)
+	var best *base
+	consider := func(n *yaml.Node, doc int, prefix Path) {
+		if ScalarOf(n, "kind") != o.Kind {
+			return
+		}
+		g, _ := resid.ParseGroupVersion(ScalarOf(n, "apiVersion"))
+		if og, _ := resid.ParseGroupVersion(o.APIVersion); g != og {
+			return
+		}
+		name := ScalarOf(mapGet(n, "metadata"), "name")
+		if !strings.Contains(o.Name, name) {
+			return
+		}
+		if best == nil || len(name) > len(best.name) {
+			best = &base{file: file, doc: doc, prefix: prefix, node: n, name: name}
+		}
+	}
+	for i, d := range docs {
+		if d == nil {
+			continue
+		}
+		if k := ScalarOf(d, "kind"); strings.HasSuffix(k, "List") && mapGet(d, "items") != nil {
+			for j, it := range seq(mapGet(d, "items")) {
+				consider(it, i, Path{{Key: "items"}, {Index: j, IsIndex: true}})
+			}
+			continue
+		}
+		consider(d, i, nil)
+	}
+	return best
+}
+
+// ScalarOf returns the scalar value of key in mapping m, or "".
+func ScalarOf(m *yaml.Node, key string) string {
+	n := mapGet(m, key)
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return ""
+	}
+	return n.Value
+}
+
+// names are the names o may have had when a kustomization's patch was
+// matched against it: its base name and its rendered name.
+func names(o *Object, b *base) []string {
+	if b != nil && b.name != o.Name {
+		return []string{o.Name, b.name}
+	}
+	return []string{o.Name}
+}
+
+// byTransformer checks whether the transformer of kind kind configured in
+// k set the value v at p of o; ok reports a claim.
+func (r *Renderer) byTransformer(k *Kustomization, kind string, o *Object, b *base, p Path, v *yaml.Node) (Location, bool) {
+	switch kind {
+	case "PatchTransformer":
+		return r.byPatches(k, "patches", o, b, p, v)
+	case "PatchStrategicMergeTransformer":
+		return r.byPatches(k, "patchesStrategicMerge", o, b, p, v)
+	case "PatchJson6902Transformer":
+		return r.byPatches(k, "patchesJson6902", o, b, p, v)
+	case "LabelTransformer":
+		return byLabels(k, p, v)
+	case "AnnotationsTransformer":
+		return byAnnotations(k, p, v)
+	case "NamespaceTransformer":
+		if len(p) > 0 && p[len(p)-1].Key == "namespace" {
+			key, val := Path{{Key: "namespace"}}.Get(k.Doc)
+			if val != nil && val.Value == v.Value {
+				l := kzAt(k, "namespace", Path{{Key: "namespace"}}, key, val)
+				l.Exact, l.Why = true, "the kustomization's namespace sets it"
+				return l, true
+			}
+		}
+	case "PrefixTransformer", "SuffixTransformer":
+		// The name is composed: namePrefix + base name + nameSuffix (of
+		// each kustomization on the way). Point at this kustomization's
+		// prefix (else suffix); never exact.
+		if p.String() == "metadata.name" {
+			var l *Location
+			var parts []string
+			for _, field := range []string{"namePrefix", "nameSuffix"} {
+				key, val := Path{{Key: field}}.Get(k.Doc)
+				if val == nil || val.Value == "" || !strings.Contains(v.Value, val.Value) {
+					continue
+				}
+				if l == nil {
+					kl := kzAt(k, field, Path{{Key: field}}, key, val)
+					l = &kl
+				}
+				parts = append(parts, fmt.Sprintf("%s %q", field, val.Value))
+			}
+			if l != nil {
+				if b != nil {
+					nk, _ := Path{{Key: "metadata"}, {Key: "name"}}.Get(b.node)
+					if nk != nil {
+						parts = append(parts, fmt.Sprintf("the base name %q (%s:%d:%d)", b.name, b.file, nk.Line, nk.Column))
+					}
+				}
+				l.Why = fmt.Sprintf("the name %q is composed by kustomize from %s", v.Value, strings.Join(parts, ", "))
+				return *l, true
+			}
+		}
+	case "ReplicaCountTransformer":
+		if p.String() == "spec.replicas" {
+			ns := names(o, b)
+			for i, e := range seq(mapGet(k.Doc, "replicas")) {
+				if !contains2(ns, ScalarOf(e, "name")) {
+					continue
+				}
+				ep := Path{{Key: "replicas"}, {Index: i, IsIndex: true}, {Key: "count"}}
+				key, val := ep.Get(k.Doc)
+				if val == nil {
+					continue
+				}
+				l := kzAt(k, "replicas", ep, key, val)
+				l.Exact = val.Value == v.Value
+				l.Why = "the kustomization's replicas entry sets it"
+				return l, true
+			}
+		}
+	case "ImageTagTransformer":
+		if len(p) > 0 && p[len(p)-1].Key == "image" {
+			for i, e := range seq(mapGet(k.Doc, "images")) {
+				name, newName := ScalarOf(e, "name"), ScalarOf(e, "newName")
+				repo := imageRepo(v.Value)
+				if repo != name && repo != newName {
+					continue
+				}
+				ep := Path{{Key: "images"}, {Index: i, IsIndex: true}}
+				for _, f := range []string{"newTag", "digest", "newName"} {
+					if mapGet(e, f) != nil {
+						ep = ep.Key(f)
+						break
+					}
+				}
+				key, val := ep.Get(k.Doc)
+				l := kzAt(k, "images", ep, key, val)
+				l.Why = fmt.Sprintf("the image %q is composed by kustomize from the base image and this images entry", v.Value)
+				return l, true
+			}
+		}
+	}
+	return Location{}, false
+}
+
+// contains2 reports whether s is in list.
+func contains2(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// imageRepo strips the tag and digest of an image reference.
+func imageRepo(image string) string {
+	if i := strings.Index(image, "@"); i >= 0 {
+		image = image[:i]
+	}
+	if i := strings.LastIndex(image, ":"); i >= 0 && !strings.Contains(image[i:], "/") {
+		image = image[:i]
+	}
+	return image
+}
+
+// kzAt is a Location in kustomization k.
+func kzAt(k *Kustomization, field string, p Path, key, val *yaml.Node) Location {
+	l := at(FromKustomization, k.File, key, val)
+	l.Field, l.Path = field, p
+	return l
+}
+
+// labelPlace says where a label path is: "metadata" (the object's own
+// labels), "template" (a pod template's), "selector", or "" (not a label).
+func labelPlace(p Path) string {
+	if len(p) < 2 || p[len(p)-1].IsIndex {
+		return ""
+	}
+	parent := p[:len(p)-1].String()
+	switch {
+	case parent == "metadata.labels":
+		return "metadata"
+	case strings.Contains(parent, "selector") || strings.HasSuffix(parent, "matchLabels"):
+		return "selector"
+	case strings.HasSuffix(parent, "template.metadata.labels"):
+		return "template"
+	}
+	return ""
+}
+
+// byLabels finds the labels or commonLabels pair of k that set the label
+// at p. kustomize applies commonLabels first, then each labels entry in
+// order, so the last entry that sets the key wins.
+func byLabels(k *Kustomization, p Path, v *yaml.Node) (Location, bool) {
+	place := labelPlace(p)
+	if place == "" {
+		return Location{}, false
+	}
+	label := p[len(p)-1].Key
+	ls := seq(mapGet(k.Doc, "labels"))
+	for i := len(ls) - 1; i >= 0; i-- {
+		e := ls[i]
+		sel := ScalarOf(e, "includeSelectors") == "true"
+		tmpl := sel || ScalarOf(e, "includeTemplates") == "true"
+		if (place == "selector" && !sel) || (place == "template" && !tmpl) {
+			continue
+		}
+		ep := Path{{Key: "labels"}, {Index: i, IsIndex: true}, {Key: "pairs"}, {Key: label}}
+		if key, val := ep.Get(k.Doc); val != nil && val.Value == v.Value {
+			l := kzAt(k, "labels", ep, key, val)
+			l.Exact, l.Why = true, "the kustomization's labels entry adds it (to every object it selects)"
+			return l, true
+		}
+	}
+	ep := Path{{Key: "commonLabels"}, {Key: label}}
+	if key, val := ep.Get(k.Doc); val != nil && val.Value == v.Value {
+		l := kzAt(k, "commonLabels", ep, key, val)
+		l.Exact, l.Why = true, "the kustomization's commonLabels adds it (to every object, selectors included)"
+		return l, true
+	}
+	return Location{}, false
+}
+
+// byAnnotations finds the commonAnnotations entry that set p.
+func byAnnotations(k *Kustomization, p Path, v *yaml.Node) (Location, bool) {
+	if len(p) < 2 || !strings.HasSuffix(p[:len(p)-1].String(), "metadata.annotations") {
+		return Location{}, false
+	}
+	ep := Path{{Key: "commonAnnotations"}, {Key: p[len(p)-1].Key}}
+	if key, val := ep.Get(k.Doc); val != nil && val.Value == v.Value {
+		l := kzAt(k, "commonAnnotations", ep, key, val)
+		l.Exact, l.Why = true, "the kustomization's commonAnnotations adds it"
+		return l, true
+	}
+	return Location{}, false
+}
+
+// byGenerator points at the generator entry that made o.
+func (r *Renderer) byGenerator(res *Result, o *Object, p Path) Location {
+	k := r.graph.Load(filepath.Dir(filepath.Join(res.Root.Dir, o.Origin.ConfiguredIn)))
+	field := map[string]string{"ConfigMapGenerator": "configMapGenerator", "SecretGenerator": "secretGenerator"}[o.Origin.ConfiguredBy.Kind]
+	if k != nil && field != "" {
+		for i, e := range seq(mapGet(k.Doc, field)) {
+			if ScalarOf(e, "name") != o.Origin.ConfiguredBy.Name {
+				continue
+			}
+			ep := Path{{Key: field}, {Index: i, IsIndex: true}, {Key: "name"}}
+			key, val := ep.Get(k.Doc)
+			l := at(FromGenerator, k.File, key, val)
+			l.Field, l.Path = field, ep
+			l.Why = fmt.Sprintf("%s is generated by this %s entry; shipshape does not map its fields", o.Label(), field)
+			return l
+		}
+	}
+	return Location{Source: FromRendered, File: res.Root.File, Doc: -1,
+		Why: fmt.Sprintf("%s is generated (%s in %s)", o.Label(), o.Origin.ConfiguredBy.Kind, o.Origin.ConfiguredIn)}
+}
+
+// patchEntry is one patch of a kustomization, read.
+type patchEntry struct {
+	file      string // the patch file, or the kustomization for inline
+	docs      []*yaml.Node
+	block     *yaml.Node // the inline scalar, or nil
+	blockPath Path
+	exact     bool // positions are exact (file, or literal block)
+	target    *types.Selector
+}
+
+// byPatches checks the patches of field in k, last first.
+func (r *Renderer) byPatches(k *Kustomization, field string, o *Object, b *base, p Path, v *yaml.Node) (Location, bool) {
+	entries := r.patchEntries(k, field)
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if len(e.docs) == 0 || e.docs[0] == nil {
+			continue
+		}
+		if e.docs[0].Kind == yaml.SequenceNode {
+			if e.target == nil || !selects(e.target, o, b) {
+				continue
+			}
+			if l, ok := byOps(e, o, p, v); ok {
+				return l, true
+			}
+			continue
+		}
+		for d := len(e.docs) - 1; d >= 0; d-- {
+			doc := e.docs[d]
+			if doc == nil || doc.Kind != yaml.MappingNode {
+				continue
+			}
+			if e.target != nil {
+				if !selects(e.target, o, b) {
+					continue
+				}
+			} else if ScalarOf(doc, "kind") != o.Kind || !contains2(names(o, b), ScalarOf(mapGet(doc, "metadata"), "name")) {
+				continue
+			}
+			srcPath, key, val := follow(doc, o.Node, p)
+			if val == nil {
+				continue
+			}
+			l := at(FromPatch, e.file, key, val)
+			l.Doc, l.Path, l.Block, l.BlockPath = d, srcPath, e.block, e.blockPath
+			l.Exact = e.exact && contains(v, val)
+			switch {
+			case !e.exact:
+				l.Why = "the strategic-merge patch sets it, written inline in a way whose lines shipshape cannot map (not a literal block)"
+			case !l.Exact:
+				l.Why = "the strategic-merge patch sets it, but the rendered value differs (changed later by a step shipshape cannot trace)"
+			default:
+				l.Why = "the strategic-merge patch sets it"
+			}
+			return l, true
+		}
+	}
+	return Location{}, false
+}
+
+// patchEntries reads the patches listed under field of k.
+func (r *Renderer) patchEntries(k *Kustomization, field string) []patchEntry {
+	var out []patchEntry
+	for i, item := range seq(mapGet(k.Doc, field)) {
+		e := patchEntry{file: k.File, exact: true}
+		var text *yaml.Node
+		var textPath Path
+		if item.Kind == yaml.ScalarNode { // patchesStrategicMerge: path or inline
+			text, textPath = item, Path{{Key: field}, {Index: i, IsIndex: true}}
+		} else {
+			if n := mapGet(item, "patch"); n != nil {
+				text, textPath = n, Path{{Key: field}, {Index: i, IsIndex: true}, {Key: "patch"}}
+			} else if n := mapGet(item, "path"); n != nil {
+				text = n
+			}
+			if t := mapGet(item, "target"); t != nil {
+				var sel types.Selector
+				if err := t.Decode(&sel); err == nil {
+					e.target = &sel
+				}
+			}
+		}
+		if text == nil || text.Kind != yaml.ScalarNode {
+			continue
+		}
+		if textPath != nil && (strings.Contains(text.Value, "\n") || item.Kind != yaml.ScalarNode) {
+			e.block, e.blockPath = text, textPath
+			e.docs, e.exact = inlineDocs(k, text)
+		} else {
+			e.file = filepath.Join(k.Dir, text.Value)
+			e.docs, _ = r.docs(e.file)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// inlineDocs parses YAML text written inline in kustomization k (node n)
+// and moves its positions to where the text stands in k's file. For a
+// literal block scalar (`|`, `|-`, `|+`) the text is the lines below the
+// indicator with the block's indentation removed, so inner line L column
+// C is file line n.Line+L, column C+indent: exact. Other styles (folded,
+// quoted) rewrap or unescape the text: every node gets n's position and
+// exact is false.
+func inlineDocs(k *Kustomization, n *yaml.Node) (docs []*yaml.Node, exact bool) {
+	docs, _ = parseDocs([]byte(n.Value))
+	lineOff, colOff := n.Line, 0
+	exact = n.Style&yaml.LiteralStyle != 0
+	if exact {
+		colOff = blockIndent(k.Src, n.Line)
+		exact = colOff > 0
+	}
+	for _, d := range docs {
+		walkNodes(d, func(c *yaml.Node) {
+			if exact {
+				c.Line += lineOff
+				c.Column += colOff
+			} else {
+				c.Line, c.Column = n.Line, n.Column
+			}
+		})
+	}
+	return docs, exact
+}
+
+// blockIndent returns the indentation of the first non-blank line after
+// line (1-based) in src: the content indentation of a block scalar whose
+// indicator is on that line. 0 when there is none.
+func blockIndent(src []byte, line int) int {
+	lines := bytes.Split(src, []byte("\n"))
+	for i := line; i < len(lines); i++ {
+		l := bytes.TrimRight(lines[i], "\r")
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		return len(l) - len(bytes.TrimLeft(l, " "))
+	}
+	return 0
+}
+
+// walkNodes calls fn on n and every node below it.
+func walkNodes(n *yaml.Node, fn func(*yaml.Node)) {
+	if n == nil {
+		return
+	}
+	fn(n)
+	for _, c := range n.Content {
+		walkNodes(c, fn)
+	}
+}
+
+// selects reports whether a patch target selects o, by its rendered name
+// or its base name (patches match the name an object had when they ran).
+func selects(s *types.Selector, o *Object, b *base) bool {
+	sr, err := types.NewSelectorRegex(s)
+	if err != nil {
+		return false
+	}
+	g, ver := resid.ParseGroupVersion(o.APIVersion)
+	if !sr.MatchGvk(resid.NewGvk(g, ver, o.Kind)) {
+		return false
+	}
+	if s.Namespace != "" && !sr.MatchNamespace(o.Namespace) &&
+		(b == nil || !sr.MatchNamespace(ScalarOf(mapGet(b.node, "metadata"), "namespace"))) {
+		// Neither the rendered namespace nor the base's (an outer
+		// kustomization may set it after the patch ran).
+		return false
+	}
+	named := false
+	for _, n := range names(o, b) {
+		if sr.MatchName(n) {
+			named = true
+		}
+	}
+	if !named {
+		return false
+	}
+	meta := mapGet(o.Node, "metadata")
+	for sel, field := range map[string]string{s.LabelSelector: "labels", s.AnnotationSelector: "annotations"} {
+		if sel == "" {
+			continue
+		}
+		ls, err := labels.Parse(sel)
+		if err != nil {
+			return false
+		}
+		set := labels.Set{}
+		m := mapGet(meta, field)
+		for i := 0; m != nil && i+1 < len(m.Content); i += 2 {
+			set[m.Content[i].Value] = m.Content[i+1].Value
+		}
+		if !ls.Matches(set) {
+			return false
+		}
+	}
+	return true
+}
+
+// byOps finds the JSON6902 op of e that set p: the last add or replace
+// whose path is p or above it (then p is looked up inside its value).
+func byOps(e patchEntry, o *Object, p Path, v *yaml.Node) (Location, bool) {
+	ops := seq(e.docs[0])
+	for i := len(ops) - 1; i >= 0; i-- {
+		op := ops[i]
+		kind := ScalarOf(op, "op")
+		opPath, ok := pointerPath(ScalarOf(op, "path"), o.Node)
+		if !ok || len(opPath) > len(p) || !opPath.isPrefixOf(p) {
+			continue
+		}
+		switch kind {
+		case "add", "replace":
+		case "copy", "move":
+			key, val := Path{{Key: "path"}}.Get(op)
+			l := at(FromJSONPatch, e.file, key, val)
+			l.Doc, l.Path, l.Block, l.BlockPath = 0, Path{{Index: i, IsIndex: true}, {Key: "path"}}, e.block, e.blockPath
+			l.Why = fmt.Sprintf("the JSON-patch %s op moves the value here from %s", kind, ScalarOf(op, "from"))
+			return l, true
+		default:
+			continue
+		}
+		var l Location
+		if len(opPath) == len(p) {
+			key, val := Path{{Key: "path"}}.Get(op)
+			l = at(FromJSONPatch, e.file, key, val)
+			l.Path = Path{{Index: i, IsIndex: true}, {Key: "path"}}
+			l.Exact = contains(v, mapGet(op, "value"))
+		} else {
+			_, opVal := opPath.Get(o.Node)
+			rest := p[len(opPath):]
+			srcPath, key, val := follow(mapGet(op, "value"), opVal, rest)
+			if val == nil {
+				continue
+			}
+			l = at(FromJSONPatch, e.file, key, val)
+			l.Path = Path{{Index: i, IsIndex: true}, {Key: "value"}}.concat(srcPath)
+			l.Exact = contains(v, val)
+		}
+		l.Doc, l.Block, l.BlockPath = 0, e.block, e.blockPath
+		l.Exact = l.Exact && e.exact
+		switch {
+		case !e.exact:
+			l.Why = fmt.Sprintf("the JSON-patch %s op sets it, written inline in a way whose lines shipshape cannot map", kind)
+		case !l.Exact:
+			l.Why = fmt.Sprintf("the JSON-patch %s op sets it, but the rendered value differs", kind)
+		default:
+			l.Why = fmt.Sprintf("the JSON-patch %s op sets it", kind)
+		}
+		return l, true
+	}
+	return Location{}, false
+}
+
+// isPrefixOf reports whether p is a prefix of q.
+func (p Path) isPrefixOf(q Path) bool {
+	for i := range p {
+		if p[i] != q[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// pointerPath turns a JSON pointer into a Path over the rendered object:
+// numeric tokens under a sequence are indexes, and "-" (append) is the
+// last item of the rendered sequence.
+func pointerPath(ptr string, obj *yaml.Node) (Path, bool) {
+	if !strings.HasPrefix(ptr, "/") {
+		return nil, false
+	}
+	var p Path
+	cur := obj
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		if cur != nil && cur.Kind == yaml.SequenceNode {
+			n, err := strconv.Atoi(tok)
+			if tok == "-" {
+				n, err = len(cur.Content)-1, nil
+			}
+			if err != nil || n < 0 {
+				return nil, false
+			}
+			p = p.Idx(n)
+		} else {
+			p = p.Key(tok)
+		}
+		_, cur = p[len(p)-1:].Get(cur)
+	}
+	return p, true
+}
+
+// mergeKeys identify list items across a patch and the object, as
+// strategic merge does for the lists of the Kubernetes API (containers,
+// ports, volumeMounts, volumes, env, hostAliases, ...).
+var mergeKeys = []string{"name", "containerPort", "mountPath", "devicePath", "ip", "port"}
+
+// follow looks p up in src (a base or patch document, or a JSON-patch
+// value) using the rendered node for list items: an item of a rendered
+// list is found in src by its merge key, or by its value for scalar
+// lists, or at the same index when src's list is as long. It returns the
+// path inside src and the nodes, or nils.
+func follow(src, rendered *yaml.Node, p Path) (Path, *yaml.Node, *yaml.Node) {
+	var out Path
+	var key *yaml.Node
+	cur, rcur := src, rendered
+	for _, s := range p {
+		if cur == nil {
+			return nil, nil, nil
+		}
+		if !s.IsIndex {
+			k, v := Path{s}.Get(cur)
+			if v == nil {
+				return nil, nil, nil
+			}
+			_, rcur = Path{s}.Get(rcur)
+			out, key, cur = out.Key(s.Key), k, v
+			continue
+		}
+		_, ritem := Path{s}.Get(rcur)
+		if cur.Kind != yaml.SequenceNode || ritem == nil {
+			return nil, nil, nil
+		}
+		idx := matchItem(cur, rcur, ritem, s.Index)
+		if idx < 0 {
+			return nil, nil, nil
+		}
+		out, key, cur, rcur = out.Idx(idx), nil, cur.Content[idx], ritem
+	}
+	return out, key, cur
+}
+
+// matchItem returns the index in src of the item matching ritem (at
+// rindex of the rendered list rlist), or -1.
+func matchItem(src, rlist, ritem *yaml.Node, rindex int) int {
+	if ritem.Kind == yaml.MappingNode {
+		for _, mk := range mergeKeys {
+			want := mapGet(ritem, mk)
+			if want == nil || want.Kind != yaml.ScalarNode {
+				continue
+			}
+			for i, it := range src.Content {
+				if got := mapGet(it, mk); got != nil && got.Value == want.Value {
+					return i
+				}
+			}
+			return -1
+		}
+	} else if ritem.Kind == yaml.ScalarNode {
+		for i, it := range src.Content {
+			if it.Kind == yaml.ScalarNode && it.Value == ritem.Value {
+				return i
+			}
+		}
+	}
+	if len(src.Content) == len(rlist.Content) {
+		return rindex
+	}
+	return -1
+}
+
+// contains reports whether the source node src is contained in the
+// rendered node r: equal scalars (as data), every key of a mapping
+// (patch directives such as $patch aside), every item of a sequence of
+// the same length.
+func contains(r, src *yaml.Node) bool {
+	if r == nil || src == nil {
+		return false
+	}
+	if r.Kind == yaml.AliasNode {
+		r = r.Alias
+	}
+	if src.Kind == yaml.AliasNode {
+		src = src.Alias
+	}
+	switch src.Kind {
+	case yaml.ScalarNode:
+		if r.Kind != yaml.ScalarNode {
+			return false
+		}
+		var a, b any
+		if r.Decode(&a) != nil || src.Decode(&b) != nil {
+			return r.Value == src.Value
+		}
+		return reflect.DeepEqual(a, b)
+	case yaml.MappingNode:
+		if r.Kind != yaml.MappingNode {
+			return false
+		}
+		for i := 0; i+1 < len(src.Content); i += 2 {
+			k := src.Content[i].Value
+			if strings.HasPrefix(k, "$") {
+				continue
+			}
+			if !contains(mapGet(r, k), src.Content[i+1]) {
+				return false
+			}
+		}
+		return true
+	case yaml.SequenceNode:
+		if r.Kind != yaml.SequenceNode || len(r.Content) != len(src.Content) {
+			return false
+		}
+		for i := range src.Content {
+			if !contains(r.Content[i], src.Content[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

@@ -1,0 +1,318 @@
+package render
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resmap"
+	"sigs.k8s.io/kustomize/api/resource"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/kustomize/kyaml/openapi"
+
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+)
+
+// Problem is a root that was not rendered: refused before kustomize ran,
+// or failed in kustomize. It is reported at File:Line:Column.
+type Problem struct {
+	File         string
+	Line, Column int
+	// Refused is set when shipshape would not run kustomize (network or
+	// process needed); else Message is kustomize's own error.
+	Refused bool
+	// Entry is the refused entry as written (a URL, a field name), or "".
+	Entry   string
+	Message string
+}
+
+func (p *Problem) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Column, p.Message)
+}
+
+// Object is one rendered object.
+type Object struct {
+	manifest.Resource
+	// Node is the object's mapping node as kustomize holds it after the
+	// build (a deep copy, independent of kustomize): keys in source
+	// order, scalars with their resolved tags. Positions are not
+	// meaningful; use Locate.
+	Node *yaml.Node
+	// Index is the object's place in the root's output.
+	Index int
+	// Origin is where kustomize says the object came from: Path is
+	// relative to the root's directory (a resource file), or ConfiguredIn
+	// names the kustomization whose generator made it. Filled by
+	// Renderer.Trace (Locate calls it), nil before.
+	Origin *resource.Origin
+	// Transformations are the transformers that ran over the object,
+	// first to last, each with the kustomization that configured it
+	// (ConfiguredIn) and its kind (ConfiguredBy.Kind). Filled by Trace.
+	Transformations []*resource.Origin
+}
+
+// Result is one root's rendering.
+type Result struct {
+	Root    *Kustomization
+	Objects []*Object
+	// Problem is set when the root was refused or failed; Objects is
+	// then empty and the root's local files are judged as plain files.
+	Problem *Problem
+
+	traceOnce sync.Once
+	traceErr  error
+}
+
+// Renderer renders roots in-process. One Renderer shares its file reads
+// between the roots it renders; it is safe for concurrent use.
+type Renderer struct {
+	graph *Graph
+	fs    *readOnlyFS
+	// openapiMu serialises roots that set a custom OpenAPI schema (the
+	// `openapi:` field): kyaml keeps the schema in a global, so those
+	// roots run alone (write lock) and the others share (read lock).
+	openapiMu sync.RWMutex
+	// sources caches the source files Locate parses (absolute path ->
+	// *sourceFile).
+	sources sync.Map
+}
+
+// NewRenderer returns a Renderer for the roots of g.
+func NewRenderer(g *Graph) *Renderer {
+	return &Renderer{graph: g, fs: newReadOnlyFS()}
+}
+
+// Options are the krusty options of `kustomize build` v5.8.2 run with no
+// flags (build.HonorKustomizeFlags over krusty.MakeDefaultOptions):
+// Reorder "unspecified" (legacy order unless the kustomization has
+// sortOptions), LoadRestrictionsRootOnly, no managed-by label (unless
+// KUSTOMIZE_ENABLE_MANAGEDBY_LABEL, which shipshape ignores), builtin
+// plugins only and Helm disabled. krusty.MakeDefaultOptions differs in
+// Reorder ("none").
+func Options() *krusty.Options {
+	o := krusty.MakeDefaultOptions()
+	o.Reorder = krusty.ReorderOptionUnspecified
+	o.LoadRestrictions = types.LoadRestrictionsRootOnly
+	o.AddManagedbyLabel = false
+	o.PluginConfig = types.DisabledPluginConfig()
+	o.PluginConfig.HelmConfig.Enabled = false
+	o.PluginConfig.HelmConfig.Command = ""
+	return o
+}
+
+// RenderAll renders roots in parallel, GOMAXPROCS at a time, and returns
+// their results in the order of roots.
+func (r *Renderer) RenderAll(ctx context.Context, roots []*Kustomization) []*Result {
+	results := make([]*Result, len(roots))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, root := range roots {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				results[i] = &Result{Root: root, Problem: &Problem{File: root.File, Line: 1, Column: 1, Message: ctx.Err().Error()}}
+				return
+			}
+			defer func() { <-sem }()
+			results[i] = r.Render(root)
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
+// Render renders one root. Refusal first: a root whose graph needs the
+// network or a process is never handed to kustomize (see Refuse).
+func (r *Renderer) Render(root *Kustomization) *Result {
+	res := &Result{Root: root}
+	if p := Refuse(r.graph, root); p != nil {
+		res.Problem = p
+		return res
+	}
+	m, err := r.run(root, false)
+	if err != nil {
+		res.Problem = failedAt(root, err.Error())
+		return res
+	}
+	for i, rs := range m.Resources() {
+		res.Objects = append(res.Objects, newObject(i, rs))
+	}
+	return res
+}
+
+// Trace fills the Origin and Transformations of res's objects, once: it
+// builds the root again with kustomize's origin and transformer
+// annotations on (buildMetadata, added in memory to the root
+// kustomization; krusty hands it down to every base and component), reads
+// them, and checks that the objects are the same, in the same order.
+//
+// Why a second build: with buildMetadata on, kustomize re-encodes the
+// list of transformations into an annotation of every resource after
+// every transformer, a third of the build time on argo-cd's manifests;
+// only roots with a finding to place need it.
+func (r *Renderer) Trace(res *Result) error {
+	res.traceOnce.Do(func() {
+		if res.Problem != nil {
+			res.traceErr = res.Problem
+			return
+		}
+		m, err := r.run(res.Root, true)
+		if err != nil {
+			res.traceErr = err
+			return
+		}
+		rs := m.Resources()
+		if len(rs) != len(res.Objects) {
+			res.traceErr = fmt.Errorf("traced build of %s made %d objects, not %d", res.Root.Dir, len(rs), len(res.Objects))
+			return
+		}
+		for i, rr := range rs {
+			o := res.Objects[i]
+			if rr.GetKind() != o.Kind || rr.GetName() != o.Name || rr.GetNamespace() != o.Namespace {
+				res.traceErr = fmt.Errorf("traced build of %s differs at object %d (%s/%s, not %s)", res.Root.Dir, i, rr.GetKind(), rr.GetName(), o.Label())
+				return
+			}
+			if o.Origin, err = rr.GetOrigin(); err != nil {
+				res.traceErr = err
+				return
+			}
+			if o.Transformations, err = rr.GetTransformations(); err != nil {
+				res.traceErr = err
+				return
+			}
+		}
+	})
+	return res.traceErr
+}
+
+// newObject makes the Object of a rendered resource.
+func newObject(i int, rs *resource.Resource) *Object {
+	return &Object{
+		Resource: manifest.Resource{
+			APIVersion: rs.GetApiVersion(), Kind: rs.GetKind(),
+			Name: rs.GetName(), Namespace: rs.GetNamespace(),
+		},
+		Node:  deepCopy(rs.YNode()),
+		Index: i,
+	}
+}
+
+// failedAt places kustomize's error message at the entry of root's
+// kustomization it names first (kustomize's messages start from the root:
+// "accumulating resources from 'service.yaml': ..."), or at the top of
+// the file.
+func failedAt(root *Kustomization, msg string) *Problem {
+	p := &Problem{File: root.File, Line: 1, Column: 1, Message: msg}
+	best := -1
+	for _, r := range root.Refs {
+		if r.Inline {
+			continue
+		}
+		if i := strings.Index(msg, "'"+r.Value+"'"); i >= 0 && (best < 0 || i < best) {
+			best, p.Line, p.Column = i, r.Node.Line, r.Node.Column
+		}
+	}
+	return p
+}
+
+// run builds root with krusty; with trace, the root kustomization is read
+// with buildMetadata (origin and transformer annotations kept).
+func (r *Renderer) run(root *Kustomization, trace bool) (m resmap.ResMap, err error) {
+	dir := root.Dir
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real // kustomize reads the root through its resolved path
+	}
+	var fs filesys.FileSystem = r.fs
+	if trace {
+		fs = tracingFS{r.fs, map[string]bool{
+			filepath.Clean(root.File):                    true,
+			filepath.Join(dir, filepath.Base(root.File)): true,
+		}}
+	}
+	custom := usesOpenAPI(r.graph, root)
+	if custom {
+		r.openapiMu.Lock()
+		defer func() {
+			// Put kyaml's global schema back to its default for the next
+			// root, as a fresh kustomize process would have it.
+			openapi.ResetOpenAPI()
+			r.openapiMu.Unlock()
+		}()
+	} else {
+		r.openapiMu.RLock()
+		defer r.openapiMu.RUnlock()
+	}
+	defer func() {
+		// kustomize panics on some malformed input; a panic is this
+		// root's failure, not the whole run's.
+		if p := recover(); p != nil {
+			m, err = nil, fmt.Errorf("kustomize panicked: %v", p)
+		}
+	}()
+	return krusty.MakeKustomizer(Options()).Run(fs, dir)
+}
+
+// usesOpenAPI reports whether any kustomization root reaches sets the
+// `openapi` field.
+func usesOpenAPI(g *Graph, root *Kustomization) bool {
+	found := false
+	walkGraph(root, func(k *Kustomization) {
+		if mapGet(k.Doc, "openapi") != nil {
+			found = true
+		}
+	})
+	return found
+}
+
+// walkGraph calls fn on every kustomization reachable from root, once,
+// depth first in reference order.
+func walkGraph(root *Kustomization, fn func(*Kustomization)) {
+	seen := map[*Kustomization]bool{}
+	var walk func(k *Kustomization)
+	walk = func(k *Kustomization) {
+		if k == nil || seen[k] {
+			return
+		}
+		seen[k] = true
+		fn(k)
+		for _, ref := range k.Refs {
+			walk(ref.Target)
+		}
+	}
+	walk(root)
+}
+
+// deepCopy copies a node tree (aliases are followed by copying their
+// target once).
+func deepCopy(n *yaml.Node) *yaml.Node {
+	seen := map[*yaml.Node]*yaml.Node{}
+	var cp func(n *yaml.Node) *yaml.Node
+	cp = func(n *yaml.Node) *yaml.Node {
+		if n == nil {
+			return nil
+		}
+		if c, ok := seen[n]; ok {
+			return c
+		}
+		c := *n
+		seen[n] = &c
+		if n.Content != nil {
+			c.Content = make([]*yaml.Node, len(n.Content))
+			for i, ch := range n.Content {
+				c.Content[i] = cp(ch)
+			}
+		}
+		c.Alias = cp(n.Alias)
+		return &c
+	}
+	return cp(n)
+}
