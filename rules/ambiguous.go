@@ -85,6 +85,7 @@ spec:
 `,
 	Fixable:    true,
 	ValueLevel: true,
+	Source:     true,
 	Check:      checkAmbiguous,
 })
 

@@ -40,6 +40,7 @@ data:
   user: YWRtaW4=
 `,
 	ValueLevel: true,
+	Source:     true,
 	Check:      checkDuplicateKeys,
 })
 

@@ -163,9 +163,11 @@ func checkSelectorTemplate(p *analysis.Pass) {
 		return
 	}
 	if ok, failed := sel.Matches(labels); !ok && failed != nil {
-		p.Report(failed.Node, join(selPath, failed.Path), nil,
+		f := p.Finding(failed.Node, join(selPath, failed.Path), nil,
 			"selector requirement %q does not match the pod template's labels %s; the API rejects the %s (selector does not match template labels)",
 			failed.String(), formatLabels(labels), p.Object.Kind)
+		f.Related = []string{manifest.Keys(append(w.spec, "template", "metadata", "labels", failed.Key)...).String()}
+		p.ReportFinding(f)
 	}
 }
 

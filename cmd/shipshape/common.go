@@ -22,6 +22,7 @@ type commonFlags struct {
 	disable     []string
 	failOn      string
 	maxFileSize int64
+	render      string
 }
 
 func (c *commonFlags) register(fs *pflag.FlagSet) {
@@ -30,6 +31,7 @@ func (c *commonFlags) register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&c.disable, "disable", nil, "disable rules (comma-separated IDs)")
 	fs.StringVar(&c.failOn, "fail-on", "", "exit 1 on findings at or above: error, warning, info or none (default error)")
 	fs.Int64Var(&c.maxFileSize, "max-file-size", engine.DefaultMaxFileSize, "refuse files larger than this many bytes")
+	fs.StringVar(&c.render, "render", "", "auto: render kustomize roots and judge what they make (default); none: judge files as written")
 }
 
 func newFlagSet(name, synopsis string, stderr io.Writer) *pflag.FlagSet {
@@ -49,6 +51,7 @@ type session struct {
 	cfg    *config.Config // nil without a config file
 	paths  []string
 	failOn analysis.FailOn // --fail-on, else the config's failOn
+	render bool            // --render, else the config's render: not none
 }
 
 // setup loads the config and builds the engine.
@@ -78,7 +81,16 @@ func (c *commonFlags) setup(args []string, stdin io.Reader) (*session, error) {
 			return nil, fmt.Errorf("--fail-on: %v", err)
 		}
 	}
-	return &session{eng: eng, cfg: cfg, paths: args, failOn: failOn}, nil
+	mode := c.render
+	if mode == "" && cfg != nil {
+		mode = cfg.Render
+	}
+	switch mode {
+	case "", "auto", "none":
+	default:
+		return nil, fmt.Errorf("--render: %q is not auto or none", mode)
+	}
+	return &session{eng: eng, cfg: cfg, paths: args, failOn: failOn, render: mode != "none"}, nil
 }
 
 // inputs is the files to lint, found as the walk goes (manifest.Walk),
@@ -113,6 +125,15 @@ func (s *session) inputs(errs *[]manifest.WalkError) iter.Seq[manifest.Input] {
 			}
 		}
 	}
+}
+
+// run lints the inputs: as applications (kustomize roots rendered) unless
+// render is none.
+func (s *session) run(inputs iter.Seq[manifest.Input]) *engine.Result {
+	if s.render {
+		return s.eng.RunTree(s.paths, inputs)
+	}
+	return s.eng.RunSeq(inputs)
 }
 
 // walkFindings turns paths that could not be walked into findings, so they

@@ -48,7 +48,7 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	eng.KeepSource = true
-	res := eng.Run(inputs)
+	res := ses.run(slices.Values(inputs))
 	outcomes := fixer.Files(eng, res, fixer.Options{DryRun: dryRun, Roots: roots})
 	byPath := map[string]*fixer.Outcome{}
 	for _, o := range outcomes {

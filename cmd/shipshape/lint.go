@@ -28,7 +28,7 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usageError(stderr, err)
 	}
 	var walkErrs []manifest.WalkError
-	res := ses.eng.RunSeq(ses.inputs(&walkErrs))
+	res := ses.run(ses.inputs(&walkErrs))
 	findings := append(walkFindings(walkErrs), res.Findings...)
 	sum := summarize(res, findings)
 	opt := report.Options{Color: colorOK(stdout), ToolVersion: version, FixCommand: "shipshape fix"}

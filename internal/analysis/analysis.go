@@ -107,6 +107,14 @@ type Finding struct {
 	Doc int
 	// Item is the index within a `kind: List` document, or -1.
 	Item int
+	// Roots names the kustomize roots (directories) whose rendered
+	// objects the finding is about; nil for a file judged as written.
+	Roots []string
+	// Related are the field paths of other nodes of the object that the
+	// finding is about (a selector's finding: the template label it
+	// misses). When kustomize renders the object, the finding is placed
+	// at whichever of them an overlay changed, the cause.
+	Related []string
 }
 
 // Fixable reports whether the finding carries a safe fix.

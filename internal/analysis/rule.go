@@ -26,6 +26,12 @@ type Rule struct {
 	// because they judge single values rather than whole objects.
 	ValueLevel bool
 
+	// Source rules judge how a file is read (YAML 1.1 scalars, duplicate
+	// keys): they run on the files themselves, the bases and patches of
+	// kustomize roots included, and never on rendered objects. The other
+	// rules judge objects: a root's rendered objects, never its sources.
+	Source bool
+
 	// Check runs once per object.
 	Check func(p *Pass)
 
@@ -73,6 +79,9 @@ func NewPass(r *Rule, obj *manifest.Object, cfg *config.Config, report func(Find
 func (p *Pass) Report(n *yaml.Node, path string, fix *Fix, format string, args ...any) {
 	p.report(p.Finding(n, path, fix, format, args...))
 }
+
+// ReportFinding records a finding built with Finding.
+func (p *Pass) ReportFinding(f Finding) { p.report(f) }
 
 // Finding builds, without recording, a finding at node n: cross-resource
 // rules keep such findings in their summaries and report them from

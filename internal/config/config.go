@@ -31,6 +31,9 @@ type Config struct {
 	// Mode is read by the KRM function: lint (default) or fix.
 	Mode string    `yaml:"mode"`
 	LWS  LWSConfig `yaml:"lws"`
+	// Render is auto (the default: kustomize roots are rendered and their
+	// objects judged) or none (files are judged as written).
+	Render string `yaml:"render"`
 
 	// Dir is the directory exclude globs are relative to.
 	Dir string `yaml:"-"`
@@ -221,6 +224,8 @@ func FromFlatKeys(data map[string]string, source string) (*Config, error) {
 			}
 		case k == "exclude":
 			c.Exclude = list(v)
+		case k == "render":
+			c.Render = v
 		case k == "lws.engine":
 			c.LWS.Engine = v
 		case k == "lws.version":
@@ -259,6 +264,11 @@ func (c *Config) validate() error {
 	case "", "lint", "fix":
 	default:
 		return &Error{c.Source, fmt.Sprintf("spec.mode: %q is not lint or fix", c.Mode)}
+	}
+	switch c.Render {
+	case "", "auto", "none":
+	default:
+		return &Error{c.Source, fmt.Sprintf("spec.render: %q is not auto or none", c.Render)}
 	}
 	switch c.LWS.Engine {
 	case "", "auto", "argocd", "kapp", "cli-utils", "flux", "none":

@@ -43,6 +43,31 @@ rendered output instead: ` + "`helm template . | shipshape lint -`" + `,
 		Good: "# rendered: helm template . | shipshape lint -\nmetadata:\n  name: web\n",
 	},
 	{
+		ID:       RenderSkippedID,
+		Severity: analysis.Warning,
+		Summary:  "A kustomize root is not rendered: it needs the network or a process",
+		Doc: `shipshape renders every kustomize root in-process and judges the objects it
+makes, but it never reaches out: a root whose kustomizations list a remote
+resource, base or component (` + "`https://…`" + `, ` + "`github.com/…?ref=`" + `), Helm charts
+(` + "`helmCharts`" + `), or exec and container KRM functions is not rendered. The finding
+points at the entry that needs them; the root's local files are then judged as
+written, as plain manifests. Render such a root where the network is allowed
+and lint the output (` + "`kustomize build --enable-helm DIR | shipshape lint -`" + `).`,
+		Bad:  "resources:\n  - https://github.com/example/app//deploy?ref=v1.0.0\n",
+		Good: "resources:\n  - ../base\n",
+	},
+	{
+		ID:       RenderErrorID,
+		Severity: analysis.Error,
+		Summary:  "kustomize cannot build a root",
+		Doc: `kustomize failed on this root (a file it lists is missing, a patch matches
+nothing, a field is unknown): Argo CD, Flux and ` + "`kubectl apply -k`" + ` fail on it too. The
+message is kustomize's own. The root's local files are judged as written, as
+plain manifests.`,
+		Bad:  "resources:\n  - deployment.yaml # the file does not exist\n",
+		Good: "resources:\n  - web.yaml\n",
+	},
+	{
 		ID:       InputErrorID,
 		Severity: analysis.Error,
 		Summary:  "A file could not be read",

@@ -158,6 +158,14 @@ type Result struct {
 	// context holds the files read for the cross-resource rules only
 	// (manifest.Input.Context): never reported on, never counted.
 	context []*FileResult
+	// tree is set for a run of RunTree: what was named and read, for
+	// Relint to render again.
+	tree *treeRun
+}
+
+type treeRun struct {
+	paths  []string
+	inputs []manifest.Input
 }
 
 // objectKey names an object within its file.
@@ -250,14 +258,24 @@ func (e *Engine) RunSource(path string, src []byte) *Result {
 // rules, and keeps the cross-resource rules' summaries; Finish judges
 // those. The result holds no node tree.
 func (e *Engine) LintFile(in manifest.Input, data []byte) *FileResult {
-	f := manifest.Parse(in.Path, data, e.context(in.Path))
+	return e.lintFile(in, data, manifest.Context{})
+}
+
+// lintFile is LintFile; a file that kustomize roots read (ctx.Kustomize)
+// is judged as kustomize reads it, the others with what the kustomization
+// beside them says.
+func (e *Engine) lintFile(in manifest.Input, data []byte, ctx manifest.Context) *FileResult {
+	if ctx.Kustomize == nil {
+		ctx = e.context(in.Path)
+	}
+	f := manifest.Parse(in.Path, data, ctx)
 	fr := &FileResult{Input: in, ignores: scanIgnores(f.Src), objects: len(f.Objects)}
 	if !in.Context {
 		fr.own = e.lint(f, fr.ignores)
 	}
 	if f.Template == "" && !fr.ignores.all() {
 		for _, obj := range f.Objects {
-			if obj.Partial {
+			if obj.Partial || obj.Kustomize != nil {
 				continue
 			}
 			k := objectKey{obj.Doc, obj.Item}
@@ -385,6 +403,9 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 // bytes, and the cross-resource rules run again over every file: what the
 // fix driver verifies against. res is left as it was.
 func (e *Engine) Relint(res *Result, changed map[string][]byte) *Result {
+	if res.tree != nil {
+		return e.runTree(res.tree.paths, res.tree.inputs, changed)
+	}
 	out := &Result{}
 	for _, fr := range res.Files {
 		if data, ok := changed[fr.Input.Path]; ok {
@@ -449,7 +470,7 @@ func (e *Engine) lint(f *manifest.File, ig lineIgnores) []analysis.Finding {
 			r.CheckFile(analysis.NewFilePass(r, f, e.cfg, sink))
 		}
 	}
-	out = e.checkObjects(f.Objects, out)
+	out = e.checkObjects(f.Objects, out, false)
 	kept := out[:0]
 	for _, fd := range out {
 		if ig.suppresses(fd.Line, fd.Rule) {
@@ -463,12 +484,15 @@ func (e *Engine) lint(f *manifest.File, ig lineIgnores) []analysis.Finding {
 }
 
 // checkObjects runs the per-object rules over objs, appending to out.
-func (e *Engine) checkObjects(objs []*manifest.Object, out []analysis.Finding) []analysis.Finding {
+// The sources of rendered roots (obj.Kustomize) get the Source rules only,
+// and rendered objects every rule but those.
+func (e *Engine) checkObjects(objs []*manifest.Object, out []analysis.Finding, rendered bool) []analysis.Finding {
 	sink := func(fd analysis.Finding) { out = append(out, fd) }
 	for _, obj := range objs {
 		ignored := analysis.IgnoredRules(obj)
 		for _, r := range e.rules {
-			if r.Check == nil || (obj.Partial && !r.ValueLevel) || ignored.Has(r.ID) {
+			if r.Check == nil || (obj.Partial && !r.ValueLevel) || ignored.Has(r.ID) ||
+				obj.Kustomize != nil && !r.Source || rendered && r.Source {
 				continue
 			}
 			r.Check(analysis.NewPass(r, obj, e.cfg, sink))
@@ -495,7 +519,7 @@ func (e *Engine) LintObjects(objs []*manifest.Object) []analysis.Finding {
 		var wg sync.WaitGroup
 		for i := range n {
 			wg.Go(func() {
-				parts[i] = e.checkObjects(objs[i*len(objs)/n:(i+1)*len(objs)/n], nil)
+				parts[i] = e.checkObjects(objs[i*len(objs)/n:(i+1)*len(objs)/n], nil, false)
 			})
 		}
 		wg.Wait()
@@ -503,7 +527,7 @@ func (e *Engine) LintObjects(objs []*manifest.Object) []analysis.Finding {
 			out = append(out, p...)
 		}
 	} else {
-		out = e.checkObjects(objs, nil)
+		out = e.checkObjects(objs, nil, false)
 	}
 	// One pseudo-file holds them all, so that Finish orders and
 	// suppresses as for files.
@@ -598,4 +622,22 @@ func readAll(r io.Reader, size int64) ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// parallel calls work(i) for every i below n, on all cores.
+func (e *Engine) parallel(n int, work func(i int)) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(n, 1)) {
+		wg.Go(func() {
+			for i := range next {
+				work(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }

@@ -137,7 +137,9 @@ func resolveEdits(obj *manifest.Object, fd analysis.Finding) ([]transformers.Edi
 	if obj == nil {
 		return nil, fmt.Errorf("%s is no longer in document %d", fd.Resource.Label(), fd.Doc+1)
 	}
-	if obj.Resource != fd.Resource {
+	// A finding placed from a rendered object names the rendered object,
+	// not its source (a patch, a base with a name prefix yet to come).
+	if fd.Roots == nil && obj.Resource != fd.Resource {
 		return nil, fmt.Errorf("document %d now holds %s, not %s", fd.Doc+1, obj.Resource.Label(), fd.Resource.Label())
 	}
 	var out []transformers.Edit

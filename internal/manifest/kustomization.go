@@ -20,6 +20,10 @@ type Context struct {
 	// templates of the file's objects (commonLabels, labels with
 	// includeSelectors): a base without a selector is completed by them.
 	SelectorLabels map[string]string
+	// Kustomize names the kustomize roots that read the file when they
+	// are rendered: its objects are sources (bases, patches), read by
+	// kustomize, not applied as written.
+	Kustomize []string
 }
 
 // Kustomizations reads the kustomization files next to the inputs, once

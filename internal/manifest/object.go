@@ -51,6 +51,9 @@ type Object struct {
 	// SelectorLabels are added to selectors and pod templates by the
 	// kustomization that lists the file (see Context).
 	SelectorLabels map[string]string
+	// Kustomize names the kustomize roots that read the object's file
+	// (see Context): the object is a source, read by kustomize.
+	Kustomize []string
 }
 
 // Group returns the API group of the object's apiVersion ("" for core).

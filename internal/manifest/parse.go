@@ -162,14 +162,14 @@ func (f *File) addObjects(root *yaml.Node, doc int, ctx Context) {
 	if items := MapGet(root, "items"); items != nil && items.Kind == yaml.SequenceNode && isListKind(obj.Kind) {
 		for i, it := range items.Content {
 			if item := NewObject(it, f.Path, doc, ctx.Patch); item != nil {
-				item.SelectorLabels = ctx.SelectorLabels
+				item.SelectorLabels, item.Kustomize = ctx.SelectorLabels, ctx.Kustomize
 				item.Item = i
 				f.Objects = append(f.Objects, item)
 			}
 		}
 		return
 	}
-	obj.SelectorLabels = ctx.SelectorLabels
+	obj.SelectorLabels, obj.Kustomize = ctx.SelectorLabels, ctx.Kustomize
 	f.Objects = append(f.Objects, obj)
 }
 

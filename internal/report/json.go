@@ -24,6 +24,9 @@ type jsonFinding struct {
 	Resource jsonResource `json:"resource"`
 	Field    string       `json:"field"`
 	Fixable  bool         `json:"fixable"`
+	// Roots names the kustomize roots whose rendered objects the finding
+	// is about; absent for files judged as written.
+	Roots []string `json:"roots,omitempty"`
 }
 
 type jsonResource struct {
@@ -70,6 +73,7 @@ func writeJSON(w io.Writer, findings []analysis.Finding, sum Summary) error {
 			},
 			Field:   f.Field,
 			Fixable: f.Fixable(),
+			Roots:   f.Roots,
 		})
 	}
 	return encodeJSON(w, out)

@@ -18,7 +18,7 @@ const (
 
 // writeText prints one line per finding,
 //
-//	file:line:col: severity rule: Kind/name (namespace ns): message [fixable]
+//	file:line:col: severity rule: Kind/name (namespace ns): message [fixable] (rendered from root, ...)
 //
 // and then the summary line (see summaryLine). The resource part is left
 // out when the finding has none (yaml-syntax, read-error) and the
@@ -41,6 +41,9 @@ func writeText(w io.Writer, findings []analysis.Finding, sum Summary, opt Option
 		res := ""
 		if r := f.Resource.Label(); r != "" {
 			res = Sanitize(r) + ": "
+		}
+		if len(f.Roots) > 0 {
+			fixable += " (rendered from " + Sanitize(strings.Join(f.Roots, ", ")) + ")"
 		}
 		ew.printf("%s: %s %s: %s%s%s\n", pos, sev, Sanitize(f.Rule), res, Sanitize(f.Message), fixable)
 	}

@@ -1,0 +1,380 @@
+package engine
+
+// Applications: Argo CD, Flux and `kubectl apply -k` apply what kustomize
+// renders, so a tree is read as applications. Every kustomize root (a
+// kustomization no other kustomization in the tree lists) is rendered
+// in-process (internal/render) and its objects are judged by the object
+// rules and, as one application, by the cross-resource rules; each
+// finding is then placed at the source byte that produced the value
+// (render.Locate), and its fix carried there when the place is exact.
+// The files a root reaches are read the way kustomize reads them: only the
+// rules about how a file is read (analysis.Rule.Source: YAML 1.1 scalars,
+// duplicate keys, syntax) judge them. Files no root reaches, and the files
+// of a root that cannot be rendered (it would need the network or a
+// process, or kustomize fails on it: one finding at its kustomization
+// says so), are plain manifests, judged as written.
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/render"
+)
+
+// Rules the engine reports about kustomize roots.
+const (
+	RenderSkippedID = "render-skipped"
+	RenderErrorID   = "render-error"
+)
+
+// tree is what rendering found, for one run.
+type tree struct {
+	renderer *render.Renderer
+	results  []*render.Result
+	byRoot   map[string]*render.Result // renderedFile(root) -> result
+	reached  map[string][]string       // abs file -> roots (relative dirs) that read it
+}
+
+// renderedFile names, in findings not placed yet, the objects of a root.
+func renderedFile(root string) string { return "\x00rendered:" + root }
+
+// RunTree lints inputs as applications (see above); paths are what was
+// named on the command line, for finding the kustomize roots.
+func (e *Engine) RunTree(paths []string, inputs iter.Seq[manifest.Input]) *Result {
+	return e.runTree(paths, slices.Collect(inputs), nil)
+}
+
+// runTree is RunTree over collected inputs, reading the files in overlay
+// instead of the disk (the fix driver verifies so).
+func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[string][]byte) *Result {
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	defer silenceKustomize()()
+	var named []string
+	for _, p := range paths {
+		if p != manifest.Stdin {
+			named = append(named, p)
+		}
+	}
+	g, _ := render.Discover(named) // paths that cannot be read are walk errors
+	t := &tree{renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, reached: map[string][]string{}}
+	for path, data := range overlay {
+		if abs, err := filepath.Abs(path); err == nil {
+			t.renderer.Override(abs, data)
+		}
+	}
+	// A Component is never applied on its own: one no kustomization of the
+	// tree lists is not an application, and its files are plain.
+	var roots []*render.Kustomization
+	for _, r := range g.Roots {
+		if r.Kind != "Component" {
+			roots = append(roots, r)
+		}
+	}
+	t.results = t.renderer.RenderAll(context.Background(), roots)
+	for _, res := range t.results {
+		t.byRoot[renderedFile(res.Root.File)] = res
+		if res.Problem != nil {
+			continue
+		}
+		for _, f := range g.Reaches(res.Root) {
+			t.reached[f] = append(t.reached[f], rel(res.Root.Dir))
+		}
+	}
+
+	res := &Result{tree: &treeRun{paths: paths, inputs: inputs}}
+	files := map[string]*FileResult{} // abs path -> result, for placing findings
+	slots := make([]*FileResult, len(inputs))
+	for i, in := range inputs {
+		slots[i] = &FileResult{Input: in}
+	}
+	e.parallel(len(slots), func(i int) {
+		in := slots[i].Input
+		*slots[i] = *e.safely(in, func() *FileResult {
+			data, ok := overlay[in.Path]
+			if !ok {
+				var err error
+				if data, err = e.read(in); err != nil {
+					return &FileResult{Input: in, own: []analysis.Finding{e.fileFinding(in.Path, InputErrorID, err.Error())}}
+				}
+			}
+			return e.lintFile(in, data, t.readsAs(in.Path))
+		})
+	})
+	for _, fr := range slots {
+		if fr.Input.Context {
+			res.context = append(res.context, fr)
+		} else {
+			res.Files = append(res.Files, fr)
+		}
+		files[fileKey(fr.Input.Path)] = fr
+	}
+
+	// The rendered objects, root by root: object rules now, cross-resource
+	// rules at Finish, with the root as their application.
+	rendered := &FileResult{}
+	for _, r := range t.results {
+		if r.Problem != nil {
+			e.reportProblem(files, r)
+			continue
+		}
+		objs := make([]*manifest.Object, len(r.Objects))
+		for i, o := range r.Objects {
+			objs[i] = &manifest.Object{Resource: o.Resource, File: renderedFile(r.Root.File), Doc: i, Node: o.Node, Item: -1}
+		}
+		for _, f := range e.checkObjects(objs, nil, true) {
+			e.place(t, files, f)
+		}
+		for _, obj := range objs {
+			k := objectKey{obj.Doc, -1}
+			if ignored := analysis.IgnoredRules(obj); ignored != nil {
+				if rendered.optOuts == nil {
+					rendered.optOuts = map[objectKey]analysis.RuleSet{}
+				}
+				rendered.optOuts[k] = ignored
+			}
+			for _, s := range e.summarize(obj, k, nil) {
+				s.app = obj.File
+				rendered.summaries = append(rendered.summaries, s)
+			}
+		}
+	}
+	// What was placed so far stays through Finish, as the file's own.
+	for _, fr := range res.Files {
+		fr.own = append(fr.own, fr.Findings...)
+		fr.Findings = nil
+	}
+	res.context = append(res.context, rendered)
+	e.finish(res, func(f analysis.Finding) *FileResult {
+		if t.byRoot[f.File] != nil {
+			if !rendered.optOuts[objectKey{f.Doc, -1}].Has(f.Rule) {
+				e.place(t, files, f)
+			}
+			return nil
+		}
+		return files[fileKey(f.File)]
+	})
+	return res
+}
+
+// fileKey is how files are found again from a finding's File (relative as
+// named) or a location's (absolute).
+func fileKey(path string) string {
+	if path == manifest.Stdin {
+		return path
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
+}
+
+// readsAs says how the file at path is read: by kustomize, when a root
+// that renders reaches it.
+func (t *tree) readsAs(path string) manifest.Context {
+	abs, err := filepath.Abs(path)
+	if err != nil || path == manifest.Stdin {
+		return manifest.Context{}
+	}
+	if roots := t.reached[abs]; len(roots) > 0 {
+		return manifest.Context{Kustomize: roots}
+	}
+	return manifest.Context{}
+}
+
+// reportProblem reports a root that was not rendered at the entry that
+// stops it (or its kustomization): once, naming every root it stops. Its
+// files are judged as plain files.
+func (e *Engine) reportProblem(files map[string]*FileResult, r *render.Result) {
+	fr := files[r.Problem.File]
+	if fr == nil || fr.Input.Context {
+		return // not named: reported when it is
+	}
+	id := RenderErrorID
+	if r.Problem.Refused {
+		id = RenderSkippedID
+	}
+	if !e.Enabled(id) {
+		return
+	}
+	root := rel(r.Root.Dir)
+	for i, g := range fr.Findings {
+		if g.Rule == id && g.Line == r.Problem.Line && g.Column == r.Problem.Column {
+			if !slices.Contains(g.Roots, root) {
+				fr.Findings[i].Roots = append(g.Roots, root)
+			}
+			return
+		}
+	}
+	msg := strings.TrimPrefix(r.Problem.Message, "not rendered: ")
+	if wd, err := os.Getwd(); err == nil {
+		msg = strings.ReplaceAll(msg, wd+string(filepath.Separator), "")
+	}
+	if !strings.Contains(msg, "judged as written") {
+		msg += "; its files are judged as written"
+	}
+	what := "kustomize cannot build the root: "
+	if r.Problem.Refused {
+		what = "the root is not rendered: "
+	}
+	f := e.fileFinding(fr.Input.Path, id, what+msg)
+	f.Line, f.Column, f.Roots = r.Problem.Line, r.Problem.Column, []string{root}
+	fr.Findings = append(fr.Findings, f)
+}
+
+// place puts a finding about a rendered object at its source: the file,
+// line and column render.Locate finds, with its fix carried there when
+// the place is exact; the same finding from several roots (a base
+// rendered by three overlays) is reported once, naming them all.
+func (e *Engine) place(t *tree, files map[string]*FileResult, f analysis.Finding) {
+	f.Severity = e.severity[f.Rule]
+	res := t.byRoot[f.File]
+	if res == nil || f.Doc < 0 || f.Doc >= len(res.Objects) {
+		return
+	}
+	o := res.Objects[f.Doc]
+	root := rel(res.Root.Dir)
+	loc := render.Location{Source: render.FromRendered, File: res.Root.File, Root: res.Root.File, Why: "the finding names no field"}
+	if p, err := render.ParsePath(f.Field); err == nil && len(p) > 0 {
+		loc = t.renderer.Locate(res, o, p)
+		// A field the object lacks (no spec.selector) is placed at the
+		// nearest part it has, else at its name.
+		if _, v := p.Get(o.Node); v == nil {
+			for q := p[:len(p)-1]; len(q) > 0; q = q[:len(q)-1] {
+				if _, v := q.Get(o.Node); v != nil {
+					loc = t.renderer.Locate(res, o, q)
+					break
+				}
+			}
+			if loc.Source == render.FromRendered {
+				loc = t.renderer.Locate(res, o, render.Path{{Key: "metadata"}, {Key: "name"}})
+			}
+		}
+	}
+	// A value an overlay changed is the cause; the base it contradicts is
+	// not (a template relabelled under a base selector).
+	if loc.Source == render.FromBase {
+		for _, rp := range f.Related {
+			if p, err := render.ParsePath(rp); err == nil {
+				if l := t.renderer.Locate(res, o, p); l.Source == render.FromPatch || l.Source == render.FromJSONPatch || l.Source == render.FromKustomization {
+					loc, f.Fix = l, nil
+					break
+				}
+			}
+		}
+	}
+	f.Roots = []string{root}
+	if loc.Source == render.FromRendered {
+		f.Line, f.Column, f.Doc, f.Item = 1, 1, -1, -1
+		f.Message += " (in what kustomize renders from " + root + ": " + loc.Why + ")"
+		f.Fix = nil
+		loc.File = res.Root.File
+	} else {
+		f.Line, f.Column, f.Doc, f.Item = loc.Line, loc.Column, loc.Doc, -1
+		if f.Fix != nil {
+			fix, why := t.carry(res, o, f.Fix, loc)
+			if fix == nil {
+				f.Message += " (not fixable here: " + why + ")"
+			}
+			f.Fix = fix
+		}
+	}
+	fr := files[loc.File]
+	if fr == nil || fr.Input.Context {
+		return // not named: reported when it is
+	}
+	f.File = fr.Input.Path
+	if fr.ignores.suppresses(f.Line, f.Rule) {
+		return
+	}
+	for i, g := range fr.Findings {
+		if g.Rule == f.Rule && g.Line == f.Line && g.Column == f.Column && g.Roots != nil {
+			if !slices.Contains(g.Roots, root) {
+				fr.Findings[i].Roots = append(g.Roots, root)
+			}
+			return
+		}
+	}
+	fr.Findings = append(fr.Findings, f)
+}
+
+// carry moves a fix addressed by rendered object and field path to the
+// source document loc found: every edit must land, exactly, in that one
+// document (a base document or a strategic-merge patch file).
+func (t *tree) carry(res *render.Result, o *render.Object, fix *analysis.Fix, loc render.Location) (*analysis.Fix, string) {
+	out := &analysis.Fix{Message: fix.Message}
+	for _, e := range fix.Edits {
+		p := toRenderPath(e.Path)
+		// Set may name fields the object lacks: carry the part it has.
+		have := p
+		for len(have) > 0 {
+			if _, v := have.Get(o.Node); v != nil {
+				break
+			}
+			have = have[:len(have)-1]
+		}
+		if len(have) == 0 {
+			return nil, "the edit is outside the object"
+		}
+		l := t.renderer.Locate(res, o, have)
+		switch {
+		case !l.Exact:
+			return nil, l.Why
+		case l.Source != render.FromBase && l.Source != render.FromPatch:
+			return nil, "the value comes from " + l.Source.String() + " " + rel(l.File) + ":" + fmt.Sprint(l.Line) + "; edit it there"
+		case l.Block != nil:
+			return nil, "the patch is written inline in " + rel(l.File) + "; edit it there"
+		case l.File != loc.File || l.Doc != loc.Doc:
+			return nil, "the edits land in more than one source"
+		}
+		e.Path = append(toFieldPath(l.Path), e.Path[len(have):]...)
+		out.Edits = append(out.Edits, e)
+	}
+	return out, ""
+}
+
+func toRenderPath(p manifest.FieldPath) render.Path {
+	out := make(render.Path, len(p))
+	for i, s := range p {
+		if s.Index >= 0 {
+			out[i] = render.Step{Index: s.Index, IsIndex: true}
+		} else {
+			out[i] = render.Step{Key: s.Key}
+		}
+	}
+	return out
+}
+
+func toFieldPath(p render.Path) manifest.FieldPath {
+	out := make(manifest.FieldPath, 0, len(p))
+	for _, s := range p {
+		if s.IsIndex {
+			out = out.Index(s.Index)
+		} else {
+			out = out.Key(s.Key)
+		}
+	}
+	return out
+}
+
+// rel is path relative to the working directory when it is below it, as
+// findings show paths.
+func rel(path string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	r, err := filepath.Rel(wd, path)
+	if err != nil || strings.HasPrefix(r, "..") {
+		return path
+	}
+	return r
+}
