@@ -73,3 +73,13 @@ func TestExamples(t *testing.T) {
 		})
 	}
 }
+
+// TestLWSDocTables keeps the engine tables in the documentation of the two
+// LWS rules whose behaviour depends on the GitOps engine.
+func TestLWSDocTables(t *testing.T) {
+	for _, id := range []string{"lws-recreate-order", "lws-unsafe-recreate"} {
+		if !strings.Contains(analysis.Markdown(rules.Get(id)), "| ") {
+			t.Errorf("%s: the documentation lacks the engine table", id)
+		}
+	}
+}

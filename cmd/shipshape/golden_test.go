@@ -12,7 +12,12 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files (review them by eye before committing)")
 
 // TestLintGolden runs `shipshape lint` over each directory under
-// testdata/lint and compares the text output with its expected.txt.
+// testdata/lint and compares the text output with its expected.txt. These
+// are the CLI's and the engine's cases: what lint does with inputs it
+// cannot lint (syntax errors, templates, CRLF and BOM), suppression
+// comments and annotations, and which rules judge kustomize patches, in
+// the text format. What a rule reports is tested beside the rule, with
+// `# want` comments in rules/testdata/<rule-id> (see rules/README.md).
 func TestLintGolden(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	dirs, err := filepath.Glob("../../testdata/lint/*")
