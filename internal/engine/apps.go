@@ -365,15 +365,15 @@ func toFieldPath(p render.Path) manifest.FieldPath {
 	return out
 }
 
-// rel is path relative to the working directory when it is below it, as
-// findings show paths.
+// rel is path relative to the working directory, as findings show the
+// paths named relative to it.
 func rel(path string) string {
 	wd, err := os.Getwd()
 	if err != nil {
 		return path
 	}
 	r, err := filepath.Rel(wd, path)
-	if err != nil || strings.HasPrefix(r, "..") {
+	if err != nil {
 		return path
 	}
 	return r

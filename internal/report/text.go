@@ -18,7 +18,7 @@ const (
 
 // writeText prints one line per finding,
 //
-//	file:line:col: severity rule: Kind/name (namespace ns): message [fixable] (rendered from root, ...)
+//	file:line:col: severity rule: Kind/name (namespace ns): message [fixable] (kustomize roots a, b)
 //
 // and then the summary line (see summaryLine). The resource part is left
 // out when the finding has none (yaml-syntax, read-error) and the
@@ -42,8 +42,12 @@ func writeText(w io.Writer, findings []analysis.Finding, sum Summary, opt Option
 		if r := f.Resource.Label(); r != "" {
 			res = Sanitize(r) + ": "
 		}
-		if len(f.Roots) > 0 {
-			fixable += " (rendered from " + Sanitize(strings.Join(f.Roots, ", ")) + ")"
+		switch len(f.Roots) {
+		case 0:
+		case 1:
+			fixable += " (kustomize root " + Sanitize(f.Roots[0]) + ")"
+		default:
+			fixable += " (kustomize roots " + Sanitize(strings.Join(f.Roots, ", ")) + ")"
 		}
 		ew.printf("%s: %s %s: %s%s%s\n", pos, sev, Sanitize(f.Rule), res, Sanitize(f.Message), fixable)
 	}
