@@ -34,10 +34,11 @@ controllers add to every pod: ` + "`pod-template-hash`" + ` (Deployment), ` + "`
 
 Not reported: Services of ` + "`type: ExternalName`" + ` or without a selector (see
 service-empty-selector), Services with an Endpoints or EndpointSlice of their own,
-Services in a namespace that also holds custom resources of kinds shipshape does
-not know, whose operators may make the pods, and Services in a namespace where the
-repository defines no workload at all (their pods come from elsewhere: another
-repository, a platform add-on). The finding points at a
+and Services whose own application (its kustomize root, or the directory of plain
+manifests) makes no pods in the Service's namespace, or holds there custom
+resources of kinds shipshape does not know: their pods come from elsewhere (a Helm
+release, an operator, another repository). The pod templates themselves are
+searched across the whole repository. The finding points at a
 selector entry that no template carries and names the template that comes
 closest.`,
 	Bad: `apiVersion: apps/v1
@@ -154,24 +155,30 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 }
 
 func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
+	// Pod templates and endpoints count from anywhere in the repository.
+	// Whether the Service is judged at all is its own application's call:
+	// one that makes no pods in the Service's namespace (a Service put in
+	// front of a Helm release or another repository's workload) or holds
+	// an operator's custom resource there gets its pods from elsewhere.
 	type nsName struct{ ns, name string }
 	managed := map[nsName]bool{}
-	unknown := map[string]bool{}
+	unknown := map[nsName]bool{}  // application, namespace
+	makesPods := map[nsName]bool{} // application, namespace
 	templates := map[string][]*pods{}
-	for _, s := range summaries {
+	for i, s := range summaries {
 		switch {
 		case s.endpointsFor != "":
 			managed[nsName{s.ns, s.endpointsFor}] = true
 		case s.unknown != "":
-			unknown[s.ns] = true
-		default:
+			unknown[nsName{p.Application(i), s.ns}] = true
+		case len(s.pods) > 0:
+			makesPods[nsName{p.Application(i), s.ns}] = true
 			templates[s.ns] = append(templates[s.ns], s.pods...)
 		}
 	}
-	for _, s := range summaries {
-		// Without any workload in the namespace, the pods come from
-		// elsewhere (another repository, a platform add-on).
-		if s.service == "" || managed[nsName{s.ns, s.service}] || unknown[s.ns] || len(templates[s.ns]) == 0 {
+	for i, s := range summaries {
+		app := nsName{p.Application(i), s.ns}
+		if s.service == "" || managed[nsName{s.ns, s.service}] || unknown[app] || !makesPods[app] {
 			continue
 		}
 		if f, ok := noPodsFinding(s, templates[s.ns]); ok {

@@ -44,12 +44,19 @@ type CrossPass struct {
 	Config *config.Config
 	report func(Finding)
 	shared map[string]any
+	apps   []string
 }
+
+// Application names the application the i-th summary comes from: a
+// Repository rule that looks across applications for what it misses may
+// still judge some things per application.
+func (p *CrossPass) Application(i int) string { return p.apps[i] }
 
 // NewCrossPass is for drivers. shared is the application's memo, the
 // same map for every rule of the application (see Shared).
-func NewCrossPass(r *Rule, cfg *config.Config, shared map[string]any, report func(Finding)) *CrossPass {
-	return &CrossPass{Rule: r, Config: cfg, report: report, shared: shared}
+// apps names each summary's application (see Application).
+func NewCrossPass(r *Rule, cfg *config.Config, shared map[string]any, apps []string, report func(Finding)) *CrossPass {
+	return &CrossPass{Rule: r, Config: cfg, report: report, shared: shared, apps: apps}
 }
 
 // Report records a finding (built by Pass.Finding during Summarize).

@@ -76,6 +76,10 @@ var knownDisagreements = map[string]string{
 		"mapping or sequence (labels: *labels): it reports the number 1 once, at the anchored mapping " +
 		"(matchLabels: &labels {tier: 1}), not again for each place the alias copies it to, and not at all " +
 		"when the anchor is in no string position",
+	"replicas.yaml spec.replicas": "a DaemonSet that cannot be complete (a container without an image) is " +
+		"taken for a kustomize patch whose kustomization is not in view, and only value-level rules judge " +
+		"patches (rules/testdata/daemonset-replicas/replicas.yaml, its last document); in a kustomize " +
+		"tree shipshape renders the root and judges the merged object instead",
 }
 
 // known reports whether a disagreement is a known one, and logs it.
@@ -390,6 +394,11 @@ func yamlFiles(t testing.TB, root string) []string {
 		if err != nil {
 			return err
 		}
+		// kustomize trees apply what they render: their patches are not
+		// objects (the render goldens check the rendered ones).
+		if de.IsDir() && de.Name() == "render" && filepath.Base(filepath.Dir(p)) == "testdata" {
+			return filepath.SkipDir
+		}
 		if de.Type().IsRegular() && manifest.IsYAMLName(p) {
 			out = append(out, p)
 		}
@@ -452,7 +461,7 @@ func TestCorpus(t *testing.T) {
 // TestRepositoryTestdata runs it over the repository's own manifests: the
 // golden cases and the examples.
 func TestRepositoryTestdata(t *testing.T) {
-	run(t, filepath.Join("..", "..", "testdata"), filepath.Join("..", "..", "examples"))
+	run(t, filepath.Join("..", "..", "testdata"), filepath.Join("..", "..", "examples"), filepath.Join("..", "..", "rules", "testdata"))
 }
 
 // TestProbes runs it over testdata/: scalars of every YAML 1.1 shape and

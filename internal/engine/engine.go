@@ -376,9 +376,11 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 					in[a] = true
 				}
 				var mine []any
+				var mineApps []string
 				for _, s := range all {
 					if s.rule == i && in[s.app] {
 						mine = append(mine, s.value)
+						mineApps = append(mineApps, s.app)
 					}
 				}
 				if len(mine) == 0 {
@@ -388,7 +390,7 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 				if shared[key] == nil {
 					shared[key] = map[string]any{}
 				}
-				r.Cross.Finish(analysis.NewCrossPass(r, e.cfg, shared[key], report), mine)
+				r.Cross.Finish(analysis.NewCrossPass(r, e.cfg, shared[key], mineApps, report), mine)
 			}
 		}
 	}

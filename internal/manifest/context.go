@@ -23,10 +23,10 @@ func RepositoryRoot(dir string) string {
 }
 
 // ContextFor returns the files that cross-resource rules must also read
-// so that what a file gets does not depend on which other files were
-// named (pre-commit names only the staged ones): every YAML file of the
-// repository that holds an input, or, outside a repository, of the
-// input's directory (not below it). Those already among inputs are left
+// so that what a file named alone gets does not depend on which other
+// files were named (pre-commit names only the staged ones): every YAML
+// file of the repository that holds it, or, outside a repository, of its
+// directory (not below it). Those already among inputs are left
 // out; the rest are marked Context (read, never reported on).
 func ContextFor(inputs []Input) []Input {
 	have := map[string]bool{}
@@ -47,7 +47,10 @@ func ContextFor(inputs []Input) []Input {
 	walked := map[string]bool{}
 	var errs []WalkError // a file that cannot be walked is only context
 	for _, in := range inputs {
-		if in.Path == Stdin || in.Context {
+		// A directory named is the tree the user chose; a file named
+		// alone (pre-commit names the staged ones) is judged in its
+		// repository, as when the repository is linted.
+		if in.Path == Stdin || in.Context || !in.Explicit {
 			continue
 		}
 		dir := filepath.Dir(in.Path)
