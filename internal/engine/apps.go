@@ -123,7 +123,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	rendered := &FileResult{}
 	for _, r := range t.results {
 		if r.Problem != nil {
-			e.reportProblem(files, r)
+			e.reportProblem(files, r, named)
 			continue
 		}
 		objs := make([]*manifest.Object, len(r.Objects))
@@ -193,7 +193,7 @@ func (t *tree) readsAs(path string) manifest.Context {
 // reportProblem reports a root that was not rendered at the entry that
 // stops it (or its kustomization): once, naming every root it stops. Its
 // files are judged as plain files.
-func (e *Engine) reportProblem(files map[string]*FileResult, r *render.Result) {
+func (e *Engine) reportProblem(files map[string]*FileResult, r *render.Result, named []string) {
 	fr := files[r.Problem.File]
 	if fr == nil || fr.Input.Context {
 		return // not named: reported when it is
@@ -214,10 +214,7 @@ func (e *Engine) reportProblem(files map[string]*FileResult, r *render.Result) {
 			return
 		}
 	}
-	msg := strings.TrimPrefix(r.Problem.Message, "not rendered: ")
-	if wd, err := os.Getwd(); err == nil {
-		msg = strings.ReplaceAll(msg, wd+string(filepath.Separator), "")
-	}
+	msg := relPaths(strings.TrimPrefix(r.Problem.Message, "not rendered: "), named)
 	if !strings.Contains(msg, "judged as written") {
 		msg += "; its files are judged as written"
 	}
@@ -363,6 +360,27 @@ func toFieldPath(p render.Path) manifest.FieldPath {
 		}
 	}
 	return out
+}
+
+// relPaths writes the absolute paths in a message of kustomize's the way
+// the user named them: below a path named, or else the working directory.
+func relPaths(msg string, named []string) string {
+	type pair struct{ abs, as string }
+	var ps []pair
+	for _, n := range named {
+		if abs, err := filepath.Abs(n); err == nil {
+			ps = append(ps, pair{abs + string(filepath.Separator), filepath.Clean(n) + string(filepath.Separator)})
+		}
+	}
+	if wd, err := os.Getwd(); err == nil {
+		ps = append(ps, pair{wd + string(filepath.Separator), ""})
+	}
+	// The longest first: a path named below the working directory wins.
+	slices.SortStableFunc(ps, func(a, b pair) int { return len(b.abs) - len(a.abs) })
+	for _, p := range ps {
+		msg = strings.ReplaceAll(msg, p.abs, p.as)
+	}
+	return msg
 }
 
 // rel is path relative to the working directory, as findings show the

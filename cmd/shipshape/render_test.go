@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The kustomize goldens: testdata/render/<case>/ is a tree with
+// kustomizations (and, beside them, plain files), and
+//
+//	expected.txt  `shipshape lint` of the tree: findings on rendered
+//	              objects placed at the source line, with their roots
+//	fix.diff      `shipshape fix --diff` of the tree, where it fixes
+//
+// Run `go test ./cmd/shipshape -run Render -update` to rewrite them, then
+// read every one by eye.
+func TestRenderGolden(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	dirs, err := filepath.Glob("../../testdata/render/*")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no render cases: %v", err)
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			lint := runIn(t, dir, exitOK, "lint", "--fail-on", "none", dir)
+			golden(t, filepath.Join(dir, "expected.txt"), []byte(lint))
+
+			// --render none judges every file as written: round 1.
+			plain := runIn(t, dir, exitOK, "lint", "--fail-on", "none", "--render", "none", dir)
+			if strings.Contains(plain, "kustomize root") {
+				t.Errorf("--render none still rendered:\n%s", plain)
+			}
+
+			diff := runIn(t, dir, exitOK, "fix", "--diff", "--fail-on", "none", dir)
+			if diff == "" {
+				if _, err := os.Stat(filepath.Join(dir, "fix.diff")); err == nil && !*update {
+					t.Errorf("fix.diff exists, but fix --diff prints nothing")
+				}
+				return
+			}
+			golden(t, filepath.Join(dir, "fix.diff"), []byte(diff))
+
+			// fix writes what --diff shows, only in the files it names, and
+			// rendering again shows the fixed findings gone.
+			work := t.TempDir()
+			copyTree(t, dir, work)
+			before := readTree(t, work)
+			runIn(t, work, exitOK, "fix", "--fail-on", "none", work)
+			after := readTree(t, work)
+			for name, data := range after {
+				if changed := !bytes.Equal(data, before[name]); changed != strings.Contains(diff, "+++ b/"+filepath.ToSlash(name)) {
+					t.Errorf("%s: changed %v, but fix --diff says otherwise", name, changed)
+				}
+			}
+			var out bytes.Buffer
+			run([]string{"lint", "--fail-on", "none", "--format", "json", work}, strings.NewReader(""), &out, &out)
+			if strings.Contains(out.String(), `"fixable": true`) {
+				t.Errorf("fixable findings left after fix:\n%s", out.String())
+			}
+		})
+	}
+}
