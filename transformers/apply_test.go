@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	yaml2 "go.yaml.in/yaml/v2"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -286,6 +287,75 @@ func BenchmarkApplyBytes(b *testing.B) {
 	for b.Loop() {
 		if _, err := ApplyBytes(in, edits); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// A rename without its mapping (Parent nil) may be in a flow mapping, where
+// a quoted key can be followed right away by its `:` (JSON): the new key
+// must stay quoted there, in both appliers.
+func TestRenameWithoutParent(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"spec": {"strategy":{"type": "x"}}}`: `{"spec": {"updateStrategy":{"type": "x"}}}`,
+		`{spec: {strategy: {type: x}}}`:        `{spec: {updateStrategy: {type: x}}}`,
+		"spec:\n  'strategy': {}\n":            "spec:\n  \"updateStrategy\": {}\n",
+		"spec:\n  strategy: {}\n":              "spec:\n  updateStrategy: {}\n",
+	} {
+		edits := func(docs []*yaml.Node) ([]Edit, error) {
+			_, key, _, err := lookup(docs[0].Content[0], []string{"spec", "strategy"})
+			return []Edit{{Op: RenameKey, Node: key, Value: "updateStrategy"}}, err
+		}
+		docs, err := parseDocs([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		es, err := edits(docs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ApplyBytes([]byte(in), es)
+		if err != nil || string(got) != want {
+			t.Errorf("ApplyBytes(%s) = %s, %v; want %s", in, got, err, want)
+			continue
+		}
+		if err := checkAgreement([]byte(in), got, edits); err != nil {
+			t.Errorf("%s: %v", in, err)
+		}
+	}
+}
+
+// plainFlowOK must only accept keys that read back as themselves in a flow
+// mapping, in both YAML versions shipshape cares about.
+func TestPlainFlowOK(t *testing.T) {
+	for s, want := range map[string]bool{
+		"labels": true, "app.kubernetes.io/name": true, "a b": true, "a:b": true, "a#b": true, "-a": true,
+		"a,b": false, "[a": false, "a]": false, "{a": false, "a}": false, "?a": false, ":a": false,
+	} {
+		if got := plainOK(s, true) && plainFlowOK(s); got != want {
+			t.Errorf("plainFlowOK(%q) = %v, want %v", s, got, want)
+		}
+		if !want {
+			continue
+		}
+		for _, doc := range []string{"{" + s + ": v}", "[" + s + ": v]", "{" + s + ", x: y}"} {
+			var m3 map[string]any
+			var s3 []map[string]any
+			var err error
+			if doc[0] == '[' {
+				err = yaml.Unmarshal([]byte(doc), &s3)
+				if err == nil && len(s3) == 1 {
+					m3 = s3[0]
+				}
+			} else {
+				err = yaml.Unmarshal([]byte(doc), &m3)
+			}
+			if _, ok := m3[s]; err != nil || !ok {
+				t.Errorf("%s reads as %v, %v: no key %q", doc, m3, err, s)
+			}
+			var v2 any
+			if err := yaml2.Unmarshal([]byte(doc), &v2); err != nil || !strings.Contains(fmt.Sprint(v2), "["+s+":") {
+				t.Errorf("yaml.v2 reads %s as %v, %v: no key %q", doc, v2, err, s)
+			}
 		}
 	}
 }

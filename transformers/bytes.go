@@ -206,7 +206,7 @@ func (p *plan) rename(e Edit) error {
 		p.newKeys[k] = true
 	}
 	p.touched[e.Node] = RenameKey
-	text, _ := format(e.Value, true)
+	text, _ := renamedKey(e)
 	text = p.glue(e.Node, start) + text
 	if p.longKey(start, end, text) {
 		return fail(e, nil, "the new key would pass yaml's limit of 1024 characters")

@@ -132,7 +132,11 @@ func fuzzEdits(docs []*yaml.Node, pick uint16) []Edit {
 				edits = append(edits, Edit{Op: DeleteEntry, Parent: m, Node: k})
 			}
 			if (i+j/2+n)%7 == 1 {
-				edits = append(edits, Edit{Op: RenameKey, Parent: m, Node: k, Value: keys[(n+j)%len(keys)]})
+				e := Edit{Op: RenameKey, Parent: m, Node: k, Value: keys[(n+j)%len(keys)]}
+				if pick&4 != 0 { // as rules/daemonset.go does: the mapping is not named
+					e.Parent = nil
+				}
+				edits = append(edits, e)
 			}
 			if (i+j/2+n)%3 == 2 {
 				edits = append(edits, Edit{Op: SetEntry, Parent: m, Path: []string{k.Value}, Key: keys[(n+i)%len(keys)], Value: values[(n+j)%len(values)]})

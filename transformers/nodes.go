@@ -43,7 +43,8 @@ func ApplyNodes(edits []Edit) error {
 			}
 		case RenameKey:
 			if e.Node.Value != e.Value {
-				setScalar(e.Node, e.Value, true)
+				_, quoted := renamedKey(e)
+				setString(e.Node, e.Value, quoted)
 			}
 		case SetEntry:
 			if err := setNodes(e); err != nil {
@@ -57,11 +58,41 @@ func ApplyNodes(edits []Edit) error {
 // setScalar gives n the string s, written as ApplyBytes writes it.
 func setScalar(n *yaml.Node, s string, key bool) {
 	_, quoted := format(s, key)
+	setString(n, s, quoted)
+}
+
+// setString gives n the string s, plain or double-quoted.
+func setString(n *yaml.Node, s string, quoted bool) {
 	n.Kind, n.Value, n.Tag = yaml.ScalarNode, s, "!!str"
 	n.Style &= yaml.TaggedStyle
 	if quoted {
 		n.Style |= yaml.DoubleQuotedStyle
 	}
+}
+
+// renamedKey returns the text that replaces the key of RenameKey e, as both
+// appliers write it: plain when that reads back as e.Value, else
+// double-quoted. Where the key may sit in a flow collection (its mapping
+// is a flow mapping, or unknown: Parent is nil) plain text must also be
+// safe there, and replaces only a plain key: a quoted key may be followed
+// right away by its `:` (`{"a":1}`, `['0':]`), which a plain key would
+// swallow (`{a:1}` is the scalar "a:1").
+func renamedKey(e Edit) (text string, quoted bool) {
+	text, quoted = format(e.Value, true)
+	if quoted || e.Parent != nil && e.Parent.Style&yaml.FlowStyle == 0 {
+		return text, quoted
+	}
+	if e.Node.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 || !plainFlowOK(e.Value) {
+		return doubleQuote(e.Value), true
+	}
+	return text, false
+}
+
+// plainFlowOK reports whether s, which plainOK accepts as a key, can also
+// be written plain in a flow collection: flow indicators end it there,
+// and a leading `?` or `:` is an indicator there even before a non-space.
+func plainFlowOK(s string) bool {
+	return !strings.ContainsAny(s, ",[]{}") && s[0] != '?' && s[0] != ':'
 }
 
 func setNodes(e Edit) error {

@@ -31,7 +31,7 @@ Usage:
   shipshape plugin install [--dir DIR] install as a kustomize exec plugin (kubectl kustomize)
   shipshape rules                      list the rules
   shipshape explain RULE               show a rule's documentation
-  shipshape version                    print the version
+  shipshape version                    print the version, VCS revision and Go version
 
 PATH is a file, a directory (searched for *.yaml and *.yml) or - for stdin;
 the default is the current directory. Run "shipshape COMMAND --help" for flags.
@@ -81,8 +81,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "explain":
 		return runExplain(rest, stdout, stderr)
 	case "version", "--version":
-		fmt.Fprintln(stdout, "shipshape", version)
-		return exitOK
+		return runVersion(rest, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
