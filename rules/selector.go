@@ -123,9 +123,13 @@ func checkSelectorTemplate(p *analysis.Pass) {
 			if at == nil {
 				at, _ = manifest.MapEntry(p.Object.Node, "spec")
 			}
+			how := "add matchLabels " + formatLabels(labels)
+			if len(labels) == 0 {
+				how = "and the pod template has no labels to select: label it and select those"
+			}
 			p.Report(at, specPath+".selector", nil,
-				"%s %s has no spec.selector; apps/v1 requires one (add matchLabels %s)",
-				p.Object.APIVersion, p.Object.Kind, formatLabels(labels))
+				"%s %s has no spec.selector; apps/v1 requires one (%s)",
+				p.Object.APIVersion, p.Object.Kind, how)
 		}
 		return
 	}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,6 +25,32 @@ func TestCorpusSmoke(t *testing.T) {
 	}
 	got := strings.ReplaceAll(stdout.String(), dir+string(filepath.Separator), "")
 	golden(t, filepath.Join("..", "..", "testdata", "corpus", "lint-expected.txt"), []byte(got))
+}
+
+// TestKustomizeCorpusSmoke lints each tree of the kustomize corpus as a
+// user would (shipshape lint . inside it): every root rendered, every
+// finding placed at its source. Each is in
+// testdata/kustomize-corpus/lint-expected.txt, read line by line.
+func TestKustomizeCorpusSmoke(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	dir := corpus.KustomizeDir(t)
+	trees, err := filepath.Glob(filepath.Join(dir, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all strings.Builder
+	for _, tree := range trees {
+		if st, err := os.Stat(tree); err != nil || !st.IsDir() {
+			continue
+		}
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"lint", "--fail-on", "none", tree}, strings.NewReader(""), &stdout, &stderr)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s", tree, code, stderr.String())
+		}
+		fmt.Fprintf(&all, "== %s\n%s", filepath.Base(tree), strings.ReplaceAll(stdout.String(), tree+string(filepath.Separator), ""))
+	}
+	golden(t, filepath.Join("..", "..", "testdata", "kustomize-corpus", "lint-expected.txt"), []byte(all.String()))
 }
 
 // BenchmarkLintCorpus measures `shipshape lint` over the whole corpus

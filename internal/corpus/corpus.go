@@ -36,6 +36,26 @@ func Dir(tb testing.TB) string {
 	return abs
 }
 
+// KustomizeDir returns the kustomize corpus: $SHIPSHAPE_KUSTOMIZE_CORPUS,
+// or shared/kustomize-corpus beside the repository (complete kustomize
+// trees from public repositories). It skips tb when there is none.
+func KustomizeDir(tb testing.TB) string {
+	tb.Helper()
+	dir := os.Getenv("SHIPSHAPE_KUSTOMIZE_CORPUS")
+	if dir == "" {
+		_, self, _, _ := runtime.Caller(0)
+		dir = filepath.Join(filepath.Dir(self), "..", "..", "..", "shared", "kustomize-corpus")
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		tb.Skipf("kustomize corpus not found at %s (set SHIPSHAPE_KUSTOMIZE_CORPUS to run this)", dir)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return abs
+}
+
 // Files reads every *.yaml and *.yml file of the corpus in walk order,
 // found the way shipshape finds them (manifest.Collect).
 func Files(tb testing.TB) []File {
