@@ -41,11 +41,12 @@ import (
 	"time"
 
 	"github.com/shipshape-dev/shipshape/internal/corpus"
+	"github.com/shipshape-dev/shipshape/internal/render"
 )
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: benchtool run|resourcelist|inittrace ...")
+		fmt.Fprintln(os.Stderr, "usage: benchtool run|resourcelist|inittrace|roots ...")
 		os.Exit(2)
 	}
 	var err error
@@ -56,6 +57,8 @@ func main() {
 		err = resourceList(os.Args[2:])
 	case "inittrace":
 		err = initTrace(os.Args[2:])
+	case "roots":
+		err = roots(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
@@ -256,5 +259,24 @@ func initTrace(args []string) error {
 		fmt.Printf("  %-60s %6.3f ms %8d bytes %6d allocs\n", name, median(p.ms), p.bytes, p.allocs)
 	}
 	fmt.Printf("  %-60s %6.3f ms %8d bytes %6d allocs\n", fmt.Sprintf("total (%d packages)", len(names)), median(totals), size, allocs)
+	return nil
+}
+
+// roots prints the kustomize roots under DIR that shipshape renders (not
+// refused: no remote base, Helm chart or function), one directory a line:
+// what `kustomize build` is timed on, one root after another.
+func roots(args []string) error {
+	if len(args) != 1 {
+		return fmt.Errorf("usage: benchtool roots DIR")
+	}
+	g, err := render.Discover(args)
+	if err != nil {
+		return err
+	}
+	for _, r := range g.Roots {
+		if r.Kind != "Component" && render.Refuse(g, r) == nil {
+			fmt.Println(r.Dir)
+		}
+	}
 	return nil
 }
