@@ -3,8 +3,11 @@ package render
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"sort"
 	"strings"
 	"sync"
 
@@ -81,11 +84,20 @@ type Renderer struct {
 	// sources caches the source files Locate parses (absolute path ->
 	// *sourceFile).
 	sources sync.Map
+
+	// GCPercent is the garbage collector's GOGC while RenderAll runs (0:
+	// leave it alone). kustomize allocates about 140 bytes per byte of
+	// YAML it reads (kyaml copies every mapping's subtree when it
+	// resolves anchors), so at the default 100 the collector takes about
+	// half the CPU of a render; at 400, measured on argo-cd's 7 roots,
+	// the CPU time halves and the peak heap grows from about 190 MB to
+	// 600 MB. NewRenderer sets 400.
+	GCPercent int
 }
 
 // NewRenderer returns a Renderer for the roots of g.
 func NewRenderer(g *Graph) *Renderer {
-	return &Renderer{graph: g, fs: newReadOnlyFS()}
+	return &Renderer{graph: g, fs: newReadOnlyFS(), GCPercent: 400}
 }
 
 // Options are the krusty options of `kustomize build` v5.8.2 run with no
@@ -107,27 +119,79 @@ func Options() *krusty.Options {
 }
 
 // RenderAll renders roots in parallel, GOMAXPROCS at a time, and returns
-// their results in the order of roots.
+// their results in the order of roots. The largest roots (by the bytes of
+// the files they reach) start first, so that no core is left idle behind
+// one long root at the end. While it runs, the garbage collector is set
+// to r.GCPercent (see there).
 func (r *Renderer) RenderAll(ctx context.Context, roots []*Kustomization) []*Result {
+	defer raiseGC(r.GCPercent)()
 	results := make([]*Result, len(roots))
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
+	order := make([]int, len(roots))
+	cost := make([]int64, len(roots))
 	for i, root := range roots {
+		order[i] = i
+		for _, f := range r.graph.Reaches(root) {
+			if st, err := os.Stat(f); err == nil {
+				cost[i] += st.Size()
+			}
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return cost[order[a]] > cost[order[b]] })
+	next := make(chan int)
+	go func() {
+		defer close(next)
+		for _, i := range order {
+			next <- i
+		}
+	}()
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(roots)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				results[i] = &Result{Root: root, Problem: &Problem{File: root.File, Line: 1, Column: 1, Message: ctx.Err().Error()}}
-				return
+			for i := range next {
+				if err := ctx.Err(); err != nil {
+					results[i] = &Result{Root: roots[i], Problem: &Problem{File: roots[i].File, Line: 1, Column: 1, Message: err.Error()}}
+					continue
+				}
+				results[i] = r.Render(roots[i])
 			}
-			defer func() { <-sem }()
-			results[i] = r.Render(root)
 		}()
 	}
 	wg.Wait()
 	return results
+}
+
+// The garbage collector setting is process-wide: the first RenderAll to
+// start raises it, the last to end puts back what was there.
+var (
+	gcMu    sync.Mutex
+	gcUsers int
+	gcSaved int
+)
+
+// raiseGC sets GOGC to percent (when that is higher than the current
+// setting, and the collector is on) until the returned func is called.
+func raiseGC(percent int) func() {
+	if percent <= 0 {
+		return func() {}
+	}
+	gcMu.Lock()
+	defer gcMu.Unlock()
+	if gcUsers == 0 {
+		gcSaved = debug.SetGCPercent(percent)
+		if gcSaved < 0 || gcSaved >= percent {
+			debug.SetGCPercent(gcSaved) // off, or already higher: keep it
+		}
+	}
+	gcUsers++
+	return func() {
+		gcMu.Lock()
+		defer gcMu.Unlock()
+		if gcUsers--; gcUsers == 0 {
+			debug.SetGCPercent(gcSaved)
+		}
+	}
 }
 
 // Render renders one root. Refusal first: a root whose graph needs the
