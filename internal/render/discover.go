@@ -331,7 +331,7 @@ func refsOf(k *Kustomization) []*Ref {
 		}
 		r := &Ref{Kind: kind, Field: field, Value: n.Value, Node: n}
 		switch {
-		case strings.Contains(n.Value, "\n"):
+		case isInline(n):
 			r.Inline = true
 		case IsRemote(n.Value):
 			r.Remote = true
@@ -388,6 +388,14 @@ func refsOf(k *Kustomization) []*Ref {
 	return refs
 }
 
+// isInline reports whether an entry that may be a path or YAML text
+// (patchesStrategicMerge, generators, transformers) is YAML text: several
+// lines, a block scalar, or a `key: value` pair.
+func isInline(n *yaml.Node) bool {
+	return strings.Contains(n.Value, "\n") || strings.Contains(n.Value, ": ") ||
+		n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0
+}
+
 // IsRemote reports whether kustomize would fetch path over the network:
 // an http(s) URL (its loader's IsRemoteFile) or anything its git
 // repository-spec parser accepts (github.com/org/repo, git@host:...,
@@ -397,7 +405,7 @@ func refsOf(k *Kustomization) []*Ref {
 // own, not a guess. A few spellings the parser rejects but a reader would
 // still call remote (ssh://, git::, file://) are refused too.
 func IsRemote(path string) bool {
-	if u, err := url.Parse(path); err == nil && u.Scheme != "" && len(u.Scheme) > 1 {
+	if u, err := url.Parse(path); err == nil && len(u.Scheme) > 1 && strings.Contains(path, "://") {
 		// Any scheme (http, https, ssh, git, file, s3...) is not a local
 		// path; a single letter is a Windows drive.
 		return true

@@ -571,7 +571,7 @@ func (r *Renderer) patchEntries(k *Kustomization, field string) []patchEntry {
 		if text == nil || text.Kind != yaml.ScalarNode {
 			continue
 		}
-		if textPath != nil && (strings.Contains(text.Value, "\n") || item.Kind != yaml.ScalarNode) {
+		if textPath != nil && (item.Kind != yaml.ScalarNode || isInline(text)) {
 			e.block, e.blockPath = text, textPath
 			e.docs, e.exact = inlineDocs(k, text)
 		} else {
