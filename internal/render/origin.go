@@ -166,7 +166,7 @@ func (r *Renderer) Locate(res *Result, o *Object, p Path) Location {
 				return l
 			}
 		}
-		if o.Origin != nil && o.Origin.ConfiguredIn != "" {
+		if isGenerated(o) {
 			return r.byGenerator(res, o, p)
 		}
 		if base == nil {
@@ -222,10 +222,57 @@ type base struct {
 // one of o's kind whose name, with the prefixes and suffixes added, is
 // o's name (the longest such name when several fit).
 func (r *Renderer) baseDoc(res *Result, o *Object) *base {
-	if o.Origin == nil || o.Origin.Path == "" || o.Origin.Repo != "" || o.Origin.ConfiguredIn != "" {
-		return nil
+	if v, ok := r.bases.Load(o); ok {
+		return v.(*base)
 	}
-	file := filepath.Join(res.Root.Dir, o.Origin.Path)
+	var b *base
+	switch {
+	case o.Origin == nil || o.Origin.Repo != "" || isGenerated(o):
+	case o.Origin.Path != "":
+		b = r.findDoc(filepath.Join(res.Root.Dir, o.Origin.Path), o)
+	default:
+		// kustomize recorded no file (an object it did not read through
+		// `resources`): the one document of o's kind and name among the
+		// resource files the root reaches, if there is exactly one.
+		for _, f := range r.resourceFiles(res.Root) {
+			if fb := r.findDoc(f, o); fb != nil && fb.name == o.Name {
+				if b != nil {
+					b = nil
+					break
+				}
+				b = fb
+			}
+		}
+	}
+	r.bases.Store(o, b)
+	return b
+}
+
+// isGenerated reports whether kustomize says a generator made o.
+func isGenerated(o *Object) bool {
+	if o.Origin == nil || o.Origin.ConfiguredIn == "" {
+		return false
+	}
+	k := o.Origin.ConfiguredBy.Kind
+	return strings.HasSuffix(k, "Generator")
+}
+
+// resourceFiles lists the resource files (not kustomizations) root
+// reaches through resources and components.
+func (r *Renderer) resourceFiles(root *Kustomization) []string {
+	var files []string
+	walkGraph(root, func(k *Kustomization) {
+		for _, ref := range k.Refs {
+			if ref.Kind == RefResource && ref.Target == nil && ref.Path != "" {
+				files = append(files, ref.Path)
+			}
+		}
+	})
+	return files
+}
+
+// findDoc finds o's document in file.
+func (r *Renderer) findDoc(file string, o *Object) *base {
 	docs, _ := r.docs(file)
 	var best *base
 	consider := func(n *yaml.Node, doc int, prefix Path) {
@@ -470,11 +517,17 @@ func (r *Renderer) byGenerator(res *Result, o *Object, p Path) Location {
 	k := r.graph.Load(filepath.Dir(filepath.Join(res.Root.Dir, o.Origin.ConfiguredIn)))
 	field := map[string]string{"ConfigMapGenerator": "configMapGenerator", "SecretGenerator": "secretGenerator"}[o.Origin.ConfiguredBy.Kind]
 	if k != nil && field != "" {
+		// The generated name is the entry's name with the prefixes,
+		// suffixes and content hash added: the longest entry name that
+		// the object's name contains.
+		best, bestLen := -1, 0
 		for i, e := range seq(mapGet(k.Doc, field)) {
-			if ScalarOf(e, "name") != o.Origin.ConfiguredBy.Name {
-				continue
+			if n := ScalarOf(e, "name"); n != "" && strings.Contains(o.Name, n) && len(n) > bestLen {
+				best, bestLen = i, len(n)
 			}
-			ep := Path{{Key: field}, {Index: i, IsIndex: true}, {Key: "name"}}
+		}
+		if best >= 0 {
+			ep := Path{{Key: field}, {Index: best, IsIndex: true}, {Key: "name"}}
 			key, val := ep.Get(k.Doc)
 			l := at(FromGenerator, k.File, key, val)
 			l.Field, l.Path = field, ep
@@ -486,6 +539,9 @@ func (r *Renderer) byGenerator(res *Result, o *Object, p Path) Location {
 		Why: fmt.Sprintf("%s is generated (%s in %s)", o.Label(), o.Origin.ConfiguredBy.Kind, o.Origin.ConfiguredIn)}
 }
 
+// identity are the fields a strategic-merge patch selects its target by.
+var identity = map[string]bool{"apiVersion": true, "kind": true, "metadata.name": true, "metadata.namespace": true}
+
 // patchEntry is one patch of a kustomization, read.
 type patchEntry struct {
 	file      string // the patch file, or the kustomization for inline
@@ -494,6 +550,7 @@ type patchEntry struct {
 	blockPath Path
 	exact     bool // positions are exact (file, or literal block)
 	target    *types.Selector
+	targetRe  *types.SelectorRegex // target compiled; nil when it does not compile
 }
 
 // byPatches checks the patches of field in k, last first.
@@ -505,12 +562,17 @@ func (r *Renderer) byPatches(k *Kustomization, field string, o *Object, b *base,
 			continue
 		}
 		if e.docs[0].Kind == yaml.SequenceNode {
-			if e.target == nil || !selects(e.target, o, b) {
+			if e.target == nil || !selects(e, o, b) {
 				continue
 			}
 			if l, ok := byOps(e, o, p, v); ok {
 				return l, true
 			}
+			continue
+		}
+		if identity[p.String()] {
+			// A strategic-merge patch names its target with these; it
+			// does not set them.
 			continue
 		}
 		for d := len(e.docs) - 1; d >= 0; d-- {
@@ -519,7 +581,7 @@ func (r *Renderer) byPatches(k *Kustomization, field string, o *Object, b *base,
 				continue
 			}
 			if e.target != nil {
-				if !selects(e.target, o, b) {
+				if !selects(e, o, b) {
 					continue
 				}
 			} else if ScalarOf(doc, "kind") != o.Kind || !contains2(names(o, b), ScalarOf(mapGet(doc, "metadata"), "name")) {
@@ -546,8 +608,23 @@ func (r *Renderer) byPatches(k *Kustomization, field string, o *Object, b *base,
 	return Location{}, false
 }
 
-// patchEntries reads the patches listed under field of k.
+// patchKey identifies the patches of one field of one kustomization.
+type patchKey struct {
+	k     *Kustomization
+	field string
+}
+
+// patchEntries reads the patches listed under field of k, once.
 func (r *Renderer) patchEntries(k *Kustomization, field string) []patchEntry {
+	if v, ok := r.patches.Load(patchKey{k, field}); ok {
+		return v.([]patchEntry)
+	}
+	out := r.readPatchEntries(k, field)
+	r.patches.Store(patchKey{k, field}, out)
+	return out
+}
+
+func (r *Renderer) readPatchEntries(k *Kustomization, field string) []patchEntry {
 	var out []patchEntry
 	for i, item := range seq(mapGet(k.Doc, field)) {
 		e := patchEntry{file: k.File, exact: true}
@@ -565,6 +642,7 @@ func (r *Renderer) patchEntries(k *Kustomization, field string) []patchEntry {
 				var sel types.Selector
 				if err := t.Decode(&sel); err == nil {
 					e.target = &sel
+					e.targetRe, _ = types.NewSelectorRegex(&sel)
 				}
 			}
 		}
@@ -639,9 +717,9 @@ func walkNodes(n *yaml.Node, fn func(*yaml.Node)) {
 
 // selects reports whether a patch target selects o, by its rendered name
 // or its base name (patches match the name an object had when they ran).
-func selects(s *types.Selector, o *Object, b *base) bool {
-	sr, err := types.NewSelectorRegex(s)
-	if err != nil {
+func selects(e patchEntry, o *Object, b *base) bool {
+	s, sr := e.target, e.targetRe
+	if sr == nil {
 		return false
 	}
 	g, ver := resid.ParseGroupVersion(o.APIVersion)

@@ -84,6 +84,9 @@ type Renderer struct {
 	// sources caches the source files Locate parses (absolute path ->
 	// *sourceFile).
 	sources sync.Map
+	// patches caches patchEntries (patchKey -> []patchEntry), bases
+	// caches baseDoc (*Object -> *base).
+	patches, bases sync.Map
 
 	// GCPercent is the garbage collector's GOGC while RenderAll runs (0:
 	// leave it alone). kustomize allocates about 140 bytes per byte of
