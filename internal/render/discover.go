@@ -92,7 +92,9 @@ type Graph struct {
 	// sorted by directory.
 	Roots []*Kustomization
 
-	mu sync.Mutex
+	mu      sync.Mutex
+	scanned map[string][]*Kustomization // scanned directory -> its roots
+	reaches map[*Kustomization][]string // Reaches, computed once per root
 }
 
 // Discover finds the kustomizations under paths and returns the graph and
@@ -169,6 +171,23 @@ func within(path, dir string) bool {
 // scan reads every kustomization under dir and returns those of them no
 // other kustomization under dir lists.
 func (g *Graph) scan(dir string) []*Kustomization {
+	g.mu.Lock()
+	roots, ok := g.scanned[dir]
+	g.mu.Unlock()
+	if ok {
+		return roots // many files named alone share one repository
+	}
+	roots = g.scanOnce(dir)
+	g.mu.Lock()
+	if g.scanned == nil {
+		g.scanned = map[string][]*Kustomization{}
+	}
+	g.scanned[dir] = roots
+	g.mu.Unlock()
+	return roots
+}
+
+func (g *Graph) scanOnce(dir string) []*Kustomization {
 	var found []*Kustomization
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -238,6 +257,23 @@ func (g *Graph) Load(dir string) *Kustomization {
 // transformer configs and data files, sorted. Files that do not exist are
 // left out (kustomize will fail on them).
 func (g *Graph) Reaches(root *Kustomization) []string {
+	g.mu.Lock()
+	out, ok := g.reaches[root]
+	g.mu.Unlock()
+	if ok {
+		return out
+	}
+	out = reaches(root)
+	g.mu.Lock()
+	if g.reaches == nil {
+		g.reaches = map[*Kustomization][]string{}
+	}
+	g.reaches[root] = out
+	g.mu.Unlock()
+	return out
+}
+
+func reaches(root *Kustomization) []string {
 	set := map[string]bool{}
 	seen := map[*Kustomization]bool{}
 	var walk func(k *Kustomization)
