@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -72,4 +73,32 @@ func cpuTime(who int) time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkTrace is the second build Locate needs for a root's origins
+// (Renderer.Trace), for every root of each tree: the cost of placing
+// findings, paid only for roots that have some.
+func BenchmarkTrace(b *testing.B) {
+	dir := kustomizeCorpus(b)
+	for _, tree := range corpusTrees(b, dir) {
+		b.Run(filepath.Base(tree), func(b *testing.B) {
+			g, err := Discover([]string{tree})
+			if err != nil {
+				b.Fatal(err)
+			}
+			r := NewRenderer(g)
+			defer raiseGC(r.GCPercent)()
+			results := r.RenderAll(context.Background(), g.Roots)
+			start := cpuTime(syscall.RUSAGE_SELF)
+			b.ResetTimer()
+			for b.Loop() {
+				for _, res := range results {
+					res.traceOnce = sync.Once{}
+					res.traceErr = nil
+					_ = r.Trace(res)
+				}
+			}
+			b.ReportMetric((cpuTime(syscall.RUSAGE_SELF)-start).Seconds()/float64(b.N), "cpu-s/op")
+		})
+	}
 }

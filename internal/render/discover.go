@@ -252,7 +252,8 @@ func (g *Graph) Load(dir string) *Kustomization {
 	return k
 }
 
-// Reaches returns the absolute paths of the files root reaches: its
+// Reaches returns the absolute paths of the files root reaches (a shared
+// slice: do not modify it): its
 // kustomization files, resources, patches, components, generator and
 // transformer configs and data files, sorted. Files that do not exist are
 // left out (kustomize will fail on them).
@@ -300,6 +301,18 @@ func reaches(root *Kustomization) []string {
 		out = append(out, p)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// RootsOf returns the roots of g that reach file (an absolute path): the
+// applications to render again after a fix edits it.
+func (g *Graph) RootsOf(file string) []*Kustomization {
+	var out []*Kustomization
+	for _, r := range g.Roots {
+		if slices.Contains(g.Reaches(r), file) {
+			out = append(out, r)
+		}
+	}
 	return out
 }
 

@@ -207,3 +207,19 @@ func TestParsePath(t *testing.T) {
 		}
 	}
 }
+
+func TestRootsOf(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, repo)
+	g, err := Discover([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rootDirs(&Graph{Roots: g.RootsOf(filepath.Join(dir, "apps/base/deploy.yaml"))}, dir)
+	if want := []string{"apps/dev", "apps/dev/nested", "apps/prod"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("RootsOf(apps/base/deploy.yaml) = %v, want %v", got, want)
+	}
+	if got := g.RootsOf(filepath.Join(dir, "plain/cm.yaml")); len(got) != 0 {
+		t.Errorf("RootsOf(plain/cm.yaml) = %v", got)
+	}
+}
