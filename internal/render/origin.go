@@ -6,12 +6,14 @@ import (
 	"io"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/resid"
 )
@@ -35,10 +37,13 @@ const (
 	FromKustomization
 	// FromGenerator: a configMapGenerator or secretGenerator entry.
 	FromGenerator
+	// FromConfig: a builtin transformer config listed under
+	// `transformers:` (a LabelTransformer's labels, ...).
+	FromConfig
 )
 
 func (k SourceKind) String() string {
-	return [...]string{"rendered", "base", "patch", "json-patch", "kustomization", "generator"}[k]
+	return [...]string{"rendered", "base", "patch", "json-patch", "kustomization", "generator", "transformer-config"}[k]
 }
 
 // Location is where a rendered value came from.
@@ -66,6 +71,9 @@ type Location struct {
 	Key, Value   *yaml.Node
 	Block        *yaml.Node
 	BlockPath    Path
+	// BlockDoc is the document of File holding Block (0 in a
+	// kustomization; the config's document in a transformer config file).
+	BlockDoc int
 	// Field is the kustomization field for FromKustomization and
 	// FromGenerator ("labels", "namePrefix", "configMapGenerator", ...).
 	Field string
@@ -158,7 +166,16 @@ func (r *Renderer) Locate(res *Result, o *Object, p Path) Location {
 			if t.Repo != "" || t.ConfiguredIn == "" {
 				continue
 			}
-			k := r.graph.Load(filepath.Dir(filepath.Join(res.Root.Dir, t.ConfiguredIn)))
+			file := filepath.Join(res.Root.Dir, t.ConfiguredIn)
+			if !slices.Contains(KustomizationNames, filepath.Base(file)) {
+				// A builtin transformer configured by a file listed under
+				// `transformers:`.
+				if l, ok := r.byConfig(file, t, o, base, p, v); ok {
+					return l
+				}
+				continue
+			}
+			k := r.graph.Load(filepath.Dir(file))
 			if k == nil || k.Doc == nil {
 				continue
 			}
@@ -973,4 +990,115 @@ func contains(r, src *yaml.Node) bool {
 		return true
 	}
 	return false
+}
+
+// configKey identifies a transformer config document.
+type configKey struct {
+	file string
+	doc  int
+}
+
+// byConfig checks the builtin transformer config t names (a document of
+// kind t.ConfiguredBy.Kind and name t.ConfiguredBy.Name in file). Its
+// fields are those of the kustomization field it stands for, so it is
+// read as a kustomization holding that one field.
+func (r *Renderer) byConfig(file string, t *resource.Origin, o *Object, b *base, p Path, v *yaml.Node) (Location, bool) {
+	docs, _ := r.docs(file)
+	di := -1
+	for i, d := range docs {
+		if ScalarOf(d, "kind") == t.ConfiguredBy.Kind && ScalarOf(mapGet(d, "metadata"), "name") == t.ConfiguredBy.Name {
+			di = i
+			break
+		}
+	}
+	if di < 0 {
+		return Location{}, false
+	}
+	doc := docs[di]
+	src, _ := r.fs.ReadFile(file)
+	var l Location
+	var ok bool
+	switch t.ConfiguredBy.Kind {
+	case "LabelTransformer", "AnnotationsTransformer":
+		field := "labels"
+		if t.ConfiguredBy.Kind == "AnnotationsTransformer" {
+			field = "annotations"
+		}
+		if len(p) < 2 || p[len(p)-1].IsIndex ||
+			field == "labels" && labelPlace(p) == "" ||
+			field == "annotations" && !strings.HasSuffix(p[:len(p)-1].String(), "metadata.annotations") {
+			return Location{}, false
+		}
+		ep := Path{{Key: field}, {Key: p[len(p)-1].Key}}
+		key, val := ep.Get(doc)
+		if val == nil || val.Value != v.Value {
+			return Location{}, false
+		}
+		l = at(FromConfig, file, key, val)
+		l.Doc, l.Path, l.Field = di, ep, t.ConfiguredBy.Kind
+		l.Exact, l.Why = true, "the "+t.ConfiguredBy.Kind+" config adds it"
+		return l, true
+	case "PatchTransformer", "PatchStrategicMergeTransformer", "PatchJson6902Transformer":
+		pk := r.configAsKustomization(file, src, di, doc, t.ConfiguredBy.Kind)
+		field := map[string]string{"PatchTransformer": "patches", "PatchStrategicMergeTransformer": "patchesStrategicMerge",
+			"PatchJson6902Transformer": "patchesJson6902"}[t.ConfiguredBy.Kind]
+		l, ok = r.byPatches(pk, field, o, b, p, v)
+		if !ok {
+			return Location{}, false
+		}
+		if l.Block != nil {
+			// The inline text is the config's own field.
+			l.BlockPath, l.BlockDoc = configBlockPath(doc, l.Block), di
+		}
+		return l, true
+	}
+	return Location{}, false
+}
+
+// configAsKustomization wraps a patch transformer config as a
+// kustomization holding the one patches field it stands for, cached.
+func (r *Renderer) configAsKustomization(file string, src []byte, di int, doc *yaml.Node, kind string) *Kustomization {
+	if v, ok := r.configs.Load(configKey{file, di}); ok {
+		return v.(*Kustomization)
+	}
+	str := func(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v} }
+	items := &yaml.Node{Kind: yaml.SequenceNode}
+	var field string
+	switch kind {
+	case "PatchTransformer":
+		field = "patches"
+		items.Content = []*yaml.Node{doc}
+	case "PatchStrategicMergeTransformer":
+		field = "patchesStrategicMerge"
+		items.Content = append(items.Content, seq(mapGet(doc, "paths"))...)
+		if n := mapGet(doc, "patches"); n != nil {
+			items.Content = append(items.Content, n)
+		}
+	case "PatchJson6902Transformer":
+		field = "patchesJson6902"
+		item := &yaml.Node{Kind: yaml.MappingNode}
+		for _, f := range []string{"target", "path"} {
+			if n := mapGet(doc, f); n != nil {
+				item.Content = append(item.Content, str(f), n)
+			}
+		}
+		if n := mapGet(doc, "jsonOp"); n != nil {
+			item.Content = append(item.Content, str("patch"), n)
+		}
+		items.Content = []*yaml.Node{item}
+	}
+	k := &Kustomization{Dir: filepath.Dir(file), File: file, Src: src, Kind: "Kustomization",
+		Doc: &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{str(field), items}}}
+	v, _ := r.configs.LoadOrStore(configKey{file, di}, k)
+	return v.(*Kustomization)
+}
+
+// configBlockPath is the path of node n among the top-level fields of doc.
+func configBlockPath(doc, n *yaml.Node) Path {
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		if doc.Content[i+1] == n {
+			return Path{{Key: doc.Content[i].Value}}
+		}
+	}
+	return nil
 }

@@ -87,6 +87,9 @@ type Renderer struct {
 	// patches caches patchEntries (patchKey -> []patchEntry), bases
 	// caches baseDoc (*Object -> *base).
 	patches, bases sync.Map
+	// configs caches transformer configs read as kustomizations
+	// (configKey -> *Kustomization).
+	configs sync.Map
 
 	// GCPercent is the garbage collector's GOGC while RenderAll runs (0:
 	// leave it alone). kustomize allocates about 140 bytes per byte of
