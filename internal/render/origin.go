@@ -187,6 +187,9 @@ func (r *Renderer) Locate(res *Result, o *Object, p Path) Location {
 			return r.byGenerator(res, o, p)
 		}
 		if base == nil {
+			if o.Origin != nil && o.Origin.Path != "" {
+				return rendered(fmt.Sprintf("kustomize read %s from %s, which has no %s document whose name it carries", o.Label(), o.Origin.Path, o.Kind))
+			}
 			return rendered("kustomize records no source document for " + o.Label())
 		}
 		srcPath, key, val := follow(base.node, o.Node, p)
