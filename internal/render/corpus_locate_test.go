@@ -18,6 +18,9 @@ import (
 // found are tallied in the log. Under -race it samples every
 // corpus.Stride()-th root.
 func TestCorpusLocate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped under -short: it builds every corpus root twice (about two minutes on 2 shared cores)")
+	}
 	dir := kustomizeCorpus(t)
 	tally := map[string]int{}
 	for _, tree := range corpusTrees(t, dir) {
@@ -32,7 +35,9 @@ func TestCorpusLocate(t *testing.T) {
 			}
 		}
 		r := NewRenderer(g)
-		for _, res := range r.RenderAll(context.Background(), roots) {
+		results := r.RenderAll(context.Background(), roots)
+		r.TraceAll(context.Background(), results)
+		for _, res := range results {
 			if res.Problem != nil {
 				continue
 			}

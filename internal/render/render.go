@@ -130,8 +130,27 @@ func Options() *krusty.Options {
 // one long root at the end. While it runs, the garbage collector is set
 // to r.GCPercent (see there).
 func (r *Renderer) RenderAll(ctx context.Context, roots []*Kustomization) []*Result {
-	defer raiseGC(r.GCPercent)()
 	results := make([]*Result, len(roots))
+	r.parallel(ctx, roots, func(i int) { results[i] = r.Render(roots[i]) }, func(i int, err error) {
+		results[i] = &Result{Root: roots[i], Problem: &Problem{File: roots[i].File, Line: 1, Column: 1, Message: err.Error()}}
+	})
+	return results
+}
+
+// TraceAll traces (see Trace) the results in parallel, as RenderAll
+// renders: for a caller that will Locate findings on many roots.
+func (r *Renderer) TraceAll(ctx context.Context, results []*Result) {
+	roots := make([]*Kustomization, len(results))
+	for i, res := range results {
+		roots[i] = res.Root
+	}
+	r.parallel(ctx, roots, func(i int) { _ = r.Trace(results[i]) }, func(int, error) {})
+}
+
+// parallel runs do(i) for every root on GOMAXPROCS workers, largest
+// roots first; cancelled(i, err) for those not started before ctx ends.
+func (r *Renderer) parallel(ctx context.Context, roots []*Kustomization, do func(int), cancelled func(int, error)) {
+	defer raiseGC(r.GCPercent)()
 	order := make([]int, len(roots))
 	cost := make([]int64, len(roots))
 	for i, root := range roots {
@@ -157,15 +176,14 @@ func (r *Renderer) RenderAll(ctx context.Context, roots []*Kustomization) []*Res
 			defer wg.Done()
 			for i := range next {
 				if err := ctx.Err(); err != nil {
-					results[i] = &Result{Root: roots[i], Problem: &Problem{File: roots[i].File, Line: 1, Column: 1, Message: err.Error()}}
+					cancelled(i, err)
 					continue
 				}
-				results[i] = r.Render(roots[i])
+				do(i)
 			}
 		}()
 	}
 	wg.Wait()
-	return results
 }
 
 // The garbage collector setting is process-wide: the first RenderAll to
