@@ -101,7 +101,9 @@ type Renderer struct {
 	GCPercent int
 }
 
-// NewRenderer returns a Renderer for the roots of g.
+// NewRenderer returns a Renderer for the roots of g. A Renderer reads
+// each file once and keeps it: to verify a fix by rendering again, make a
+// new Renderer (and Discover again when a kustomization changed).
 func NewRenderer(g *Graph) *Renderer {
 	return &Renderer{graph: g, fs: newReadOnlyFS(), GCPercent: 400}
 }
