@@ -14,8 +14,9 @@ import (
 // TestCorpusLocate locates, for every object of every corpus root that
 // renders, its name, namespace, labels, selector, template labels,
 // replicas and container images: nothing may panic, every exact location
-// must lead back to the rendered value (checkLocation), and the sources
-// found are tallied in the log. Under -race it samples every
+// must lead back to the rendered value (checkLocation), the locations
+// from derived origins must equal those from kustomize's own (Trace), and
+// the sources found are tallied in the log. Under -race it samples every
 // corpus.Stride()-th root.
 func TestCorpusLocate(t *testing.T) {
 	if testing.Short() {
@@ -23,6 +24,7 @@ func TestCorpusLocate(t *testing.T) {
 	}
 	dir := kustomizeCorpus(t)
 	tally := map[string]int{}
+	disagree := 0
 	for _, tree := range corpusTrees(t, dir) {
 		g, err := Discover([]string{tree})
 		if err != nil {
@@ -36,7 +38,15 @@ func TestCorpusLocate(t *testing.T) {
 		}
 		r := NewRenderer(g)
 		results := r.RenderAll(context.Background(), roots)
-		r.TraceAll(context.Background(), results)
+		// Derived origins first, then kustomize's own (Trace): the
+		// locations must agree.
+		type query struct {
+			res *Result
+			o   *Object
+			p   Path
+			l   Location
+		}
+		var qs []query
 		for _, res := range results {
 			if res.Problem != nil {
 				continue
@@ -50,9 +60,23 @@ func TestCorpusLocate(t *testing.T) {
 						checkLocation(t, r, o, p, l)
 					}
 					tally[key]++
+					qs = append(qs, query{res, o, p, l})
 				}
 			}
 		}
+		r.TraceAll(context.Background(), results)
+		for _, q := range qs {
+			l := r.Locate(q.res, q.o, q.p)
+			if l.Source != q.l.Source || l.File != q.l.File || l.Line != q.l.Line || l.Column != q.l.Column || l.Exact != q.l.Exact {
+				disagree++
+				if disagree <= 10 {
+					t.Errorf("%s %s %s: derived %v, kustomize's origins give %v", q.res.Root.Dir, q.o.Label(), q.p, q.l, l)
+				}
+			}
+		}
+	}
+	if disagree > 0 {
+		t.Errorf("%d locations differ between derived and traced origins", disagree)
 	}
 	var keys []string
 	for k, n := range tally {

@@ -44,25 +44,32 @@
 //
 // # Origins
 //
-// Renderer.Locate maps (object, field path) to a Location. It asks
-// kustomize itself for origins, by building the root a second time with
-// buildMetadata [originAnnotations, transformerAnnotations] added in
-// memory to the root kustomization (krusty hands it down to every base and
-// component): the origin annotation names the file an object was read
-// from (or the generator that made it), the transformer annotations list
-// every transformer that ran over it with the kustomization that
-// configured it. That second build happens only for roots whose objects
-// are located (Trace), as it costs about twice the first. Locate then
-// re-reads the sources with exact positions and checks, latest
-// transformer first: strategic-merge patches (files or inline `patch: |`
-// blocks, whose lines are mapped to the kustomization's), JSON6902 ops,
-// labels/commonLabels, commonAnnotations, namespace, namePrefix/
-// nameSuffix, replicas, images, then the base document, then the
+// Renderer.Locate maps (object, field path) to a Location. It needs to
+// know which document an object was read from and which transformers ran
+// over it. kustomize can say so itself (buildMetadata
+// [originAnnotations, transformerAnnotations]); Trace gets that by
+// building the root a second time with buildMetadata added in memory to
+// the root kustomization (krusty hands it down to every base and
+// component), but that build costs about twice the render. By default
+// Locate derives the same facts from the graph (derive.go): the document
+// of the object's kind whose name it carries among the files the root
+// reaches, and the transformers of the kustomizations from that file up
+// to the root, in krusty's order. Over the kustomize corpus both give the
+// same location for every one of about 8,000 fields (TestCorpusLocate).
+//
+// Locate then re-reads the sources with exact positions and checks,
+// latest transformer first: strategic-merge patches (files or inline
+// `patch: |` blocks, whose lines are mapped to the kustomization's),
+// JSON6902 ops, labels/commonLabels, commonAnnotations, namespace,
+// namePrefix/nameSuffix, replicas, images, builtin transformer configs
+// listed under `transformers:`, then the base document, then the
 // generator. A candidate counts only when its value is the rendered one.
 // Location.Exact says whether a fix may edit that one node (Doc and Path
 // address it inside its document, Block the inline patch that holds it);
-// values composed by kustomize (prefixed names, images with new tags) or
-// changed by steps it cannot trace (vars, replacements, name references)
-// are never exact, and a value nothing explains is FromRendered, naming
-// the root.
+// values composed by kustomize (prefixed names, images with new tags,
+// generated objects) or changed by steps it cannot trace (vars,
+// replacements, name references) are never exact, and a value nothing
+// explains is FromRendered, naming the root. A fix that empties a
+// mapping of a strategic-merge patch must remove the mapping too: a patch
+// `spec:` left null deletes the object's whole spec (TestFixCarriedToSource).
 package render

@@ -140,11 +140,12 @@ func parseDocs(data []byte) ([]*yaml.Node, error) {
 // Locate finds the source of the value at path p of o, a rendered object
 // of res. It looks, in this order (the reverse of kustomize's, so that
 // the last writer wins): the transformers that ran over the object, last
-// first (kustomize's transformer annotations list them, each with the
-// kustomization that configured it) — strategic-merge patches,
+// first (derived from the graph, or kustomize's own list after Trace),
+// each with the kustomization that configured it — strategic-merge patches,
 // JSON6902 ops, labels/commonLabels, commonAnnotations, namespace,
 // namePrefix/nameSuffix, replicas, images — then the base document
-// (kustomize's origin annotation names its file), then the generator.
+// (found among the root's files, or named by kustomize after Trace), then
+// the generator.
 // Each candidate is checked against the rendered value by re-reading the
 // source with exact positions; a value no candidate explains (vars,
 // replacements, name references) gets a FromRendered location.
@@ -156,13 +157,11 @@ func (r *Renderer) Locate(res *Result, o *Object, p Path) Location {
 	if v == nil {
 		return rendered(fmt.Sprintf("the rendered %s has no %s", o.Label(), p))
 	}
-	if err := r.Trace(res); err != nil {
-		return rendered("kustomize's origins could not be read: " + err.Error())
-	}
+	origin, transformations := r.origins(res, o)
 	loc := func() Location {
-		base := r.baseDoc(res, o)
-		for i := len(o.Transformations) - 1; i >= 0; i-- {
-			t := o.Transformations[i]
+		base := r.baseDoc(res, o, origin)
+		for i := len(transformations) - 1; i >= 0; i-- {
+			t := transformations[i]
 			if t.Repo != "" || t.ConfiguredIn == "" {
 				continue
 			}
@@ -183,12 +182,12 @@ func (r *Renderer) Locate(res *Result, o *Object, p Path) Location {
 				return l
 			}
 		}
-		if isGenerated(o) {
-			return r.byGenerator(res, o, p)
+		if isGenerated(origin) {
+			return r.byGenerator(res, o, origin)
 		}
 		if base == nil {
-			if o.Origin != nil && o.Origin.Path != "" {
-				return rendered(fmt.Sprintf("kustomize read %s from %s, which has no %s document whose name it carries", o.Label(), o.Origin.Path, o.Kind))
+			if origin != nil && origin.Path != "" {
+				return rendered(fmt.Sprintf("%s comes from %s, which has no %s document whose name it carries", o.Label(), origin.Path, o.Kind))
 			}
 			return rendered("kustomize records no source document for " + o.Label())
 		}
@@ -241,15 +240,16 @@ type base struct {
 // annotation names the file (relative to the root); the document is the
 // one of o's kind whose name, with the prefixes and suffixes added, is
 // o's name (the longest such name when several fit).
-func (r *Renderer) baseDoc(res *Result, o *Object) *base {
-	if v, ok := r.bases.Load(o); ok {
+func (r *Renderer) baseDoc(res *Result, o *Object, origin *resource.Origin) *base {
+	key := baseKey{o, origin}
+	if v, ok := r.bases.Load(key); ok {
 		return v.(*base)
 	}
 	var b *base
 	switch {
-	case o.Origin == nil || o.Origin.Repo != "" || isGenerated(o):
-	case o.Origin.Path != "":
-		b = r.findDoc(filepath.Join(res.Root.Dir, o.Origin.Path), o)
+	case origin == nil || origin.Repo != "" || isGenerated(origin):
+	case origin.Path != "":
+		b = r.findDoc(filepath.Join(res.Root.Dir, origin.Path), o)
 	default:
 		// kustomize recorded no file (an object it did not read through
 		// `resources`): the one document of o's kind and name among the
@@ -264,17 +264,19 @@ func (r *Renderer) baseDoc(res *Result, o *Object) *base {
 			}
 		}
 	}
-	r.bases.Store(o, b)
+	r.bases.Store(key, b)
 	return b
 }
 
-// isGenerated reports whether kustomize says a generator made o.
-func isGenerated(o *Object) bool {
-	if o.Origin == nil || o.Origin.ConfiguredIn == "" {
-		return false
-	}
-	k := o.Origin.ConfiguredBy.Kind
-	return strings.HasSuffix(k, "Generator")
+// baseKey caches baseDoc per object and origin (derived or traced).
+type baseKey struct {
+	o      *Object
+	origin *resource.Origin
+}
+
+// isGenerated reports whether the origin is a generator.
+func isGenerated(origin *resource.Origin) bool {
+	return origin != nil && origin.ConfiguredIn != "" && strings.HasSuffix(origin.ConfiguredBy.Kind, "Generator")
 }
 
 // resourceFiles lists the resource files (not kustomizations) root
@@ -533,9 +535,9 @@ func byAnnotations(k *Kustomization, p Path, v *yaml.Node) (Location, bool) {
 }
 
 // byGenerator points at the generator entry that made o.
-func (r *Renderer) byGenerator(res *Result, o *Object, p Path) Location {
-	k := r.graph.Load(filepath.Dir(filepath.Join(res.Root.Dir, o.Origin.ConfiguredIn)))
-	field := map[string]string{"ConfigMapGenerator": "configMapGenerator", "SecretGenerator": "secretGenerator"}[o.Origin.ConfiguredBy.Kind]
+func (r *Renderer) byGenerator(res *Result, o *Object, origin *resource.Origin) Location {
+	k := r.graph.Load(filepath.Dir(filepath.Join(res.Root.Dir, origin.ConfiguredIn)))
+	field := map[string]string{"ConfigMapGenerator": "configMapGenerator", "SecretGenerator": "secretGenerator"}[origin.ConfiguredBy.Kind]
 	if k != nil && field != "" {
 		// The generated name is the entry's name with the prefixes,
 		// suffixes and content hash added: the longest entry name that
@@ -556,7 +558,7 @@ func (r *Renderer) byGenerator(res *Result, o *Object, p Path) Location {
 		}
 	}
 	return Location{Source: FromRendered, File: res.Root.File, Doc: -1,
-		Why: fmt.Sprintf("%s is generated (%s in %s)", o.Label(), o.Origin.ConfiguredBy.Kind, o.Origin.ConfiguredIn)}
+		Why: fmt.Sprintf("%s is generated (%s in %s)", o.Label(), origin.ConfiguredBy.Kind, origin.ConfiguredIn)}
 }
 
 // identity are the fields a strategic-merge patch selects its target by.

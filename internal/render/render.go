@@ -52,7 +52,7 @@ type Object struct {
 	// Origin is where kustomize says the object came from: Path is
 	// relative to the root's directory (a resource file), or ConfiguredIn
 	// names the kustomization whose generator made it. Filled by
-	// Renderer.Trace (Locate calls it), nil before.
+	// Renderer.Trace, nil before (Locate then derives it from the graph).
 	Origin *resource.Origin
 	// Transformations are the transformers that ran over the object,
 	// first to last, each with the kustomization that configured it
@@ -70,6 +70,9 @@ type Result struct {
 
 	traceOnce sync.Once
 	traceErr  error
+
+	deriveOnce sync.Once
+	derived    []*derived // by object index; see derive.go
 }
 
 // Renderer renders roots in-process. One Renderer shares its file reads
@@ -247,8 +250,10 @@ func (r *Renderer) Render(root *Kustomization) *Result {
 //
 // Why a second build: with buildMetadata on, kustomize re-encodes the
 // list of transformations into an annotation of every resource after
-// every transformer, a third of the build time on argo-cd's manifests;
-// only roots with a finding to place need it.
+// every transformer, a third of the build time on argo-cd's manifests.
+// Locate does not need it (it derives the same facts from the graph);
+// Trace is there to check that derivation (TestCorpusLocate) and for a
+// caller that wants kustomize's own word.
 func (r *Renderer) Trace(res *Result) error {
 	res.traceOnce.Do(func() {
 		if res.Problem != nil {
