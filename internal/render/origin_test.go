@@ -67,7 +67,15 @@ func TestLocateGolden(t *testing.T) {
 		return p
 	}
 	asked := 0
-	for _, res := range r.RenderAll(context.Background(), g.Roots) {
+	type asked1 struct {
+		res *Result
+		o   *Object
+		q   string
+		l   Location
+	}
+	var all []asked1
+	results := r.RenderAll(context.Background(), g.Roots)
+	for _, res := range results {
 		root := rel(res.Root.Dir)
 		if p := res.Problem; p != nil {
 			what := "failed"
@@ -83,11 +91,19 @@ func TestLocateGolden(t *testing.T) {
 			for _, q := range queries[root][o.Label()] {
 				asked++
 				loc := r.Locate(res, o, MustParsePath(q))
+				all = append(all, asked1{res, o, q, loc})
 				fmt.Fprintf(&b, "  %s %s\n    -> %s\n", o.Label(), q, describe(loc, rel, dir))
 				if loc.Exact {
 					checkLocation(t, r, o, MustParsePath(q), loc)
 				}
 			}
+		}
+	}
+	// kustomize's own origins (Trace) give the same locations.
+	r.TraceAll(context.Background(), results)
+	for _, a := range all {
+		if l := r.Locate(a.res, a.o, MustParsePath(a.q)); describe(l, rel, dir) != describe(a.l, rel, dir) {
+			t.Errorf("%s %s: traced origins give %s", a.o.Label(), a.q, describe(l, rel, dir))
 		}
 	}
 	if want := countQueries(); asked != want {
