@@ -101,3 +101,37 @@ func BenchmarkTrace(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLocate locates the fields TestCorpusLocate asks (names,
+// namespaces, labels, selectors, replicas, images) of every rendered
+// object of each tree, with origins derived from the graph: the cost of
+// placing findings, on top of BenchmarkRender. Files stay read.
+func BenchmarkLocate(b *testing.B) {
+	dir := kustomizeCorpus(b)
+	for _, tree := range corpusTrees(b, dir) {
+		b.Run(filepath.Base(tree), func(b *testing.B) {
+			g, err := Discover([]string{tree})
+			if err != nil {
+				b.Fatal(err)
+			}
+			r := NewRenderer(g)
+			results := r.RenderAll(context.Background(), g.Roots)
+			n := 0
+			b.ResetTimer()
+			for b.Loop() {
+				fresh := NewRenderer(g)
+				fresh.fs = r.fs
+				for _, res := range results {
+					res.deriveOnce = sync.Once{}
+					for _, o := range res.Objects {
+						for _, p := range fieldsToLocate(o) {
+							fresh.Locate(res, o, p)
+							n++
+						}
+					}
+				}
+			}
+			b.ReportMetric(float64(n)/float64(b.N), "fields/op")
+		})
+	}
+}

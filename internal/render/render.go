@@ -88,7 +88,7 @@ type Renderer struct {
 	// *sourceFile).
 	sources sync.Map
 	// patches caches patchEntries (patchKey -> []patchEntry), bases
-	// caches baseDoc (*Object -> *base).
+	// caches baseDoc (baseKey -> *base).
 	patches, bases sync.Map
 	// configs caches transformer configs read as kustomizations
 	// (configKey -> *Kustomization).
