@@ -178,13 +178,13 @@ func (r *Renderer) transformersOf(k *Kustomization, via *Ref, rel func(string) s
 		for _, f := range files {
 			docs, _ := r.docs(f)
 			for _, d := range docs {
-				kind := ScalarOf(d, "kind")
+				kind := scalarOf(d, "kind")
 				if kind == "" {
 					continue
 				}
 				ts = append(ts, &resource.Origin{ConfiguredIn: rel(f), ConfiguredBy: kyaml.ResourceIdentifier{
-					TypeMeta: kyaml.TypeMeta{APIVersion: ScalarOf(d, "apiVersion"), Kind: kind},
-					NameMeta: kyaml.NameMeta{Name: ScalarOf(mapGet(d, "metadata"), "name")}}})
+					TypeMeta: kyaml.TypeMeta{APIVersion: scalarOf(d, "apiVersion"), Kind: kind},
+					NameMeta: kyaml.NameMeta{Name: scalarOf(mapGet(d, "metadata"), "name")}}})
 			}
 		}
 	}
@@ -203,10 +203,10 @@ func (r *Renderer) generatorOf(root *Kustomization, o *Object) (k *Kustomization
 	}
 	walkGraph(root, func(g *Kustomization) {
 		for _, e := range seq(mapGet(g.Doc, field)) {
-			if ScalarOf(e, "behavior") == "merge" {
+			if scalarOf(e, "behavior") == "merge" {
 				continue
 			}
-			if n := ScalarOf(e, "name"); n != "" && strings.Contains(o.Name, n) && len(n) > len(name) {
+			if n := scalarOf(e, "name"); n != "" && strings.Contains(o.Name, n) && len(n) > len(name) {
 				k, name = g, n
 			}
 		}

@@ -298,14 +298,14 @@ func (r *Renderer) findDoc(file string, o *Object) *base {
 	docs, _ := r.docs(file)
 	var best *base
 	consider := func(n *yaml.Node, doc int, prefix Path) {
-		if ScalarOf(n, "kind") != o.Kind {
+		if scalarOf(n, "kind") != o.Kind {
 			return
 		}
-		g, _ := resid.ParseGroupVersion(ScalarOf(n, "apiVersion"))
+		g, _ := resid.ParseGroupVersion(scalarOf(n, "apiVersion"))
 		if og, _ := resid.ParseGroupVersion(o.APIVersion); g != og {
 			return
 		}
-		name := ScalarOf(mapGet(n, "metadata"), "name")
+		name := scalarOf(mapGet(n, "metadata"), "name")
 		if !strings.Contains(o.Name, name) {
 			return
 		}
@@ -317,7 +317,7 @@ func (r *Renderer) findDoc(file string, o *Object) *base {
 		if d == nil {
 			continue
 		}
-		if k := ScalarOf(d, "kind"); strings.HasSuffix(k, "List") && mapGet(d, "items") != nil {
+		if k := scalarOf(d, "kind"); strings.HasSuffix(k, "List") && mapGet(d, "items") != nil {
 			for j, it := range seq(mapGet(d, "items")) {
 				consider(it, i, Path{{Key: "items"}, {Index: j, IsIndex: true}})
 			}
@@ -328,8 +328,8 @@ func (r *Renderer) findDoc(file string, o *Object) *base {
 	return best
 }
 
-// ScalarOf returns the scalar value of key in mapping m, or "".
-func ScalarOf(m *yaml.Node, key string) string {
+// scalarOf returns the scalar value of key in mapping m, or "".
+func scalarOf(m *yaml.Node, key string) string {
 	n := mapGet(m, key)
 	if n == nil || n.Kind != yaml.ScalarNode {
 		return ""
@@ -402,7 +402,7 @@ func (r *Renderer) byTransformer(k *Kustomization, kind string, o *Object, b *ba
 		if p.String() == "spec.replicas" {
 			ns := names(o, b)
 			for i, e := range seq(mapGet(k.Doc, "replicas")) {
-				if !contains2(ns, ScalarOf(e, "name")) {
+				if !contains2(ns, scalarOf(e, "name")) {
 					continue
 				}
 				ep := Path{{Key: "replicas"}, {Index: i, IsIndex: true}, {Key: "count"}}
@@ -419,7 +419,7 @@ func (r *Renderer) byTransformer(k *Kustomization, kind string, o *Object, b *ba
 	case "ImageTagTransformer":
 		if len(p) > 0 && p[len(p)-1].Key == "image" {
 			for i, e := range seq(mapGet(k.Doc, "images")) {
-				name, newName := ScalarOf(e, "name"), ScalarOf(e, "newName")
+				name, newName := scalarOf(e, "name"), scalarOf(e, "newName")
 				repo := imageRepo(v.Value)
 				if repo != name && repo != newName {
 					continue
@@ -499,8 +499,8 @@ func byLabels(k *Kustomization, p Path, v *yaml.Node) (Location, bool) {
 	ls := seq(mapGet(k.Doc, "labels"))
 	for i := len(ls) - 1; i >= 0; i-- {
 		e := ls[i]
-		sel := ScalarOf(e, "includeSelectors") == "true"
-		tmpl := sel || ScalarOf(e, "includeTemplates") == "true"
+		sel := scalarOf(e, "includeSelectors") == "true"
+		tmpl := sel || scalarOf(e, "includeTemplates") == "true"
 		if (place == "selector" && !sel) || (place == "template" && !tmpl) {
 			continue
 		}
@@ -544,7 +544,7 @@ func (r *Renderer) byGenerator(res *Result, o *Object, origin *resource.Origin) 
 		// the object's name contains.
 		best, bestLen := -1, 0
 		for i, e := range seq(mapGet(k.Doc, field)) {
-			if n := ScalarOf(e, "name"); n != "" && strings.Contains(o.Name, n) && len(n) > bestLen {
+			if n := scalarOf(e, "name"); n != "" && strings.Contains(o.Name, n) && len(n) > bestLen {
 				best, bestLen = i, len(n)
 			}
 		}
@@ -606,7 +606,7 @@ func (r *Renderer) byPatches(k *Kustomization, field string, o *Object, b *base,
 				if !selects(e, o, b) {
 					continue
 				}
-			} else if ScalarOf(doc, "kind") != o.Kind || !contains2(names(o, b), ScalarOf(mapGet(doc, "metadata"), "name")) {
+			} else if scalarOf(doc, "kind") != o.Kind || !contains2(names(o, b), scalarOf(mapGet(doc, "metadata"), "name")) {
 				continue
 			}
 			srcPath, key, val := follow(doc, o.Node, p)
@@ -749,7 +749,7 @@ func selects(e patchEntry, o *Object, b *base) bool {
 		return false
 	}
 	if s.Namespace != "" && !sr.MatchNamespace(o.Namespace) &&
-		(b == nil || !sr.MatchNamespace(ScalarOf(mapGet(b.node, "metadata"), "namespace"))) {
+		(b == nil || !sr.MatchNamespace(scalarOf(mapGet(b.node, "metadata"), "namespace"))) {
 		// Neither the rendered namespace nor the base's (an outer
 		// kustomization may set it after the patch ran).
 		return false
@@ -790,8 +790,8 @@ func byOps(e patchEntry, o *Object, p Path, v *yaml.Node) (Location, bool) {
 	ops := seq(e.docs[0])
 	for i := len(ops) - 1; i >= 0; i-- {
 		op := ops[i]
-		kind := ScalarOf(op, "op")
-		opPath, ok := pointerPath(ScalarOf(op, "path"), o.Node)
+		kind := scalarOf(op, "op")
+		opPath, ok := pointerPath(scalarOf(op, "path"), o.Node)
 		if !ok || len(opPath) > len(p) || !opPath.isPrefixOf(p) {
 			continue
 		}
@@ -801,7 +801,7 @@ func byOps(e patchEntry, o *Object, p Path, v *yaml.Node) (Location, bool) {
 			key, val := Path{{Key: "path"}}.Get(op)
 			l := at(FromJSONPatch, e.file, key, val)
 			l.Doc, l.Path, l.Block, l.BlockPath = 0, Path{{Index: i, IsIndex: true}, {Key: "path"}}, e.block, e.blockPath
-			l.Why = fmt.Sprintf("the JSON-patch %s op moves the value here from %s", kind, ScalarOf(op, "from"))
+			l.Why = fmt.Sprintf("the JSON-patch %s op moves the value here from %s", kind, scalarOf(op, "from"))
 			return l, true
 		default:
 			continue
@@ -1011,7 +1011,7 @@ func (r *Renderer) byConfig(file string, t *resource.Origin, o *Object, b *base,
 	docs, _ := r.docs(file)
 	di := -1
 	for i, d := range docs {
-		if ScalarOf(d, "kind") == t.ConfiguredBy.Kind && ScalarOf(mapGet(d, "metadata"), "name") == t.ConfiguredBy.Name {
+		if scalarOf(d, "kind") == t.ConfiguredBy.Kind && scalarOf(mapGet(d, "metadata"), "name") == t.ConfiguredBy.Name {
 			di = i
 			break
 		}
