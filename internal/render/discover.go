@@ -92,7 +92,9 @@ type Graph struct {
 	// sorted by directory.
 	Roots []*Kustomization
 
-	mu sync.Mutex
+	mu      sync.Mutex
+	scanned map[string][]*Kustomization // scanned directory -> its roots
+	reaches map[*Kustomization][]string // Reaches, computed once per root
 }
 
 // Discover finds the kustomizations under paths and returns the graph and
@@ -169,6 +171,23 @@ func within(path, dir string) bool {
 // scan reads every kustomization under dir and returns those of them no
 // other kustomization under dir lists.
 func (g *Graph) scan(dir string) []*Kustomization {
+	g.mu.Lock()
+	roots, ok := g.scanned[dir]
+	g.mu.Unlock()
+	if ok {
+		return roots // many files named alone share one repository
+	}
+	roots = g.scanOnce(dir)
+	g.mu.Lock()
+	if g.scanned == nil {
+		g.scanned = map[string][]*Kustomization{}
+	}
+	g.scanned[dir] = roots
+	g.mu.Unlock()
+	return roots
+}
+
+func (g *Graph) scanOnce(dir string) []*Kustomization {
 	var found []*Kustomization
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -233,11 +252,29 @@ func (g *Graph) Load(dir string) *Kustomization {
 	return k
 }
 
-// Reaches returns the absolute paths of the files root reaches: its
+// Reaches returns the absolute paths of the files root reaches (a shared
+// slice: do not modify it): its
 // kustomization files, resources, patches, components, generator and
 // transformer configs and data files, sorted. Files that do not exist are
 // left out (kustomize will fail on them).
 func (g *Graph) Reaches(root *Kustomization) []string {
+	g.mu.Lock()
+	out, ok := g.reaches[root]
+	g.mu.Unlock()
+	if ok {
+		return out
+	}
+	out = reaches(root)
+	g.mu.Lock()
+	if g.reaches == nil {
+		g.reaches = map[*Kustomization][]string{}
+	}
+	g.reaches[root] = out
+	g.mu.Unlock()
+	return out
+}
+
+func reaches(root *Kustomization) []string {
 	set := map[string]bool{}
 	seen := map[*Kustomization]bool{}
 	var walk func(k *Kustomization)
@@ -264,6 +301,18 @@ func (g *Graph) Reaches(root *Kustomization) []string {
 		out = append(out, p)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// RootsOf returns the roots of g that reach file (an absolute path): the
+// applications to render again after a fix edits it.
+func (g *Graph) RootsOf(file string) []*Kustomization {
+	var out []*Kustomization
+	for _, r := range g.Roots {
+		if slices.Contains(g.Reaches(r), file) {
+			out = append(out, r)
+		}
+	}
 	return out
 }
 
@@ -331,7 +380,7 @@ func refsOf(k *Kustomization) []*Ref {
 		}
 		r := &Ref{Kind: kind, Field: field, Value: n.Value, Node: n}
 		switch {
-		case strings.Contains(n.Value, "\n"):
+		case isInline(n):
 			r.Inline = true
 		case IsRemote(n.Value):
 			r.Remote = true
@@ -388,6 +437,14 @@ func refsOf(k *Kustomization) []*Ref {
 	return refs
 }
 
+// isInline reports whether an entry that may be a path or YAML text
+// (patchesStrategicMerge, generators, transformers) is YAML text: several
+// lines, a block scalar, or a `key: value` pair.
+func isInline(n *yaml.Node) bool {
+	return strings.Contains(n.Value, "\n") || strings.Contains(n.Value, ": ") ||
+		n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0
+}
+
 // IsRemote reports whether kustomize would fetch path over the network:
 // an http(s) URL (its loader's IsRemoteFile) or anything its git
 // repository-spec parser accepts (github.com/org/repo, git@host:...,
@@ -397,7 +454,7 @@ func refsOf(k *Kustomization) []*Ref {
 // own, not a guess. A few spellings the parser rejects but a reader would
 // still call remote (ssh://, git::, file://) are refused too.
 func IsRemote(path string) bool {
-	if u, err := url.Parse(path); err == nil && u.Scheme != "" && len(u.Scheme) > 1 {
+	if u, err := url.Parse(path); err == nil && len(u.Scheme) > 1 && strings.Contains(path, "://") {
 		// Any scheme (http, https, ssh, git, file, s3...) is not a local
 		// path; a single letter is a Windows drive.
 		return true

@@ -6,12 +6,14 @@ import (
 	"io"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/resid"
 )
@@ -35,10 +37,13 @@ const (
 	FromKustomization
 	// FromGenerator: a configMapGenerator or secretGenerator entry.
 	FromGenerator
+	// FromConfig: a builtin transformer config listed under
+	// `transformers:` (a LabelTransformer's labels, ...).
+	FromConfig
 )
 
 func (k SourceKind) String() string {
-	return [...]string{"rendered", "base", "patch", "json-patch", "kustomization", "generator"}[k]
+	return [...]string{"rendered", "base", "patch", "json-patch", "kustomization", "generator", "transformer-config"}[k]
 }
 
 // Location is where a rendered value came from.
@@ -66,6 +71,9 @@ type Location struct {
 	Key, Value   *yaml.Node
 	Block        *yaml.Node
 	BlockPath    Path
+	// BlockDoc is the document of File holding Block (0 in a
+	// kustomization; the config's document in a transformer config file).
+	BlockDoc int
 	// Field is the kustomization field for FromKustomization and
 	// FromGenerator ("labels", "namePrefix", "configMapGenerator", ...).
 	Field string
@@ -132,11 +140,12 @@ func parseDocs(data []byte) ([]*yaml.Node, error) {
 // Locate finds the source of the value at path p of o, a rendered object
 // of res. It looks, in this order (the reverse of kustomize's, so that
 // the last writer wins): the transformers that ran over the object, last
-// first (kustomize's transformer annotations list them, each with the
-// kustomization that configured it) — strategic-merge patches,
+// first (derived from the graph, or kustomize's own list after Trace),
+// each with the kustomization that configured it — strategic-merge patches,
 // JSON6902 ops, labels/commonLabels, commonAnnotations, namespace,
 // namePrefix/nameSuffix, replicas, images — then the base document
-// (kustomize's origin annotation names its file), then the generator.
+// (found among the root's files, or named by kustomize after Trace), then
+// the generator.
 // Each candidate is checked against the rendered value by re-reading the
 // source with exact positions; a value no candidate explains (vars,
 // replacements, name references) gets a FromRendered location.
@@ -148,17 +157,24 @@ func (r *Renderer) Locate(res *Result, o *Object, p Path) Location {
 	if v == nil {
 		return rendered(fmt.Sprintf("the rendered %s has no %s", o.Label(), p))
 	}
-	if err := r.Trace(res); err != nil {
-		return rendered("kustomize's origins could not be read: " + err.Error())
-	}
+	origin, transformations := r.origins(res, o)
 	loc := func() Location {
-		base := r.baseDoc(res, o)
-		for i := len(o.Transformations) - 1; i >= 0; i-- {
-			t := o.Transformations[i]
+		base := r.baseDoc(res, o, origin)
+		for i := len(transformations) - 1; i >= 0; i-- {
+			t := transformations[i]
 			if t.Repo != "" || t.ConfiguredIn == "" {
 				continue
 			}
-			k := r.graph.Load(filepath.Dir(filepath.Join(res.Root.Dir, t.ConfiguredIn)))
+			file := filepath.Join(res.Root.Dir, t.ConfiguredIn)
+			if !slices.Contains(KustomizationNames, filepath.Base(file)) {
+				// A builtin transformer configured by a file listed under
+				// `transformers:`.
+				if l, ok := r.byConfig(file, t, o, base, p, v); ok {
+					return l
+				}
+				continue
+			}
+			k := r.graph.Load(filepath.Dir(file))
 			if k == nil || k.Doc == nil {
 				continue
 			}
@@ -166,10 +182,13 @@ func (r *Renderer) Locate(res *Result, o *Object, p Path) Location {
 				return l
 			}
 		}
-		if o.Origin != nil && o.Origin.ConfiguredIn != "" {
-			return r.byGenerator(res, o, p)
+		if isGenerated(origin) {
+			return r.byGenerator(res, o, origin)
 		}
 		if base == nil {
+			if origin != nil && origin.Path != "" {
+				return rendered(fmt.Sprintf("%s comes from %s, which has no %s document whose name it carries", o.Label(), origin.Path, o.Kind))
+			}
 			return rendered("kustomize records no source document for " + o.Label())
 		}
 		srcPath, key, val := follow(base.node, o.Node, p)
@@ -221,22 +240,72 @@ type base struct {
 // annotation names the file (relative to the root); the document is the
 // one of o's kind whose name, with the prefixes and suffixes added, is
 // o's name (the longest such name when several fit).
-func (r *Renderer) baseDoc(res *Result, o *Object) *base {
-	if o.Origin == nil || o.Origin.Path == "" || o.Origin.Repo != "" || o.Origin.ConfiguredIn != "" {
-		return nil
+func (r *Renderer) baseDoc(res *Result, o *Object, origin *resource.Origin) *base {
+	key := baseKey{o, origin}
+	if v, ok := r.bases.Load(key); ok {
+		return v.(*base)
 	}
-	file := filepath.Join(res.Root.Dir, o.Origin.Path)
+	var b *base
+	switch {
+	case origin == nil || origin.Repo != "" || isGenerated(origin):
+	case origin.Path != "":
+		b = r.findDoc(filepath.Join(res.Root.Dir, origin.Path), o)
+	default:
+		// kustomize recorded no file (an object it did not read through
+		// `resources`): the one document of o's kind and name among the
+		// resource files the root reaches, if there is exactly one.
+		for _, f := range r.resourceFiles(res.Root) {
+			if fb := r.findDoc(f, o); fb != nil && fb.name == o.Name {
+				if b != nil {
+					b = nil
+					break
+				}
+				b = fb
+			}
+		}
+	}
+	r.bases.Store(key, b)
+	return b
+}
+
+// baseKey caches baseDoc per object and origin (derived or traced).
+type baseKey struct {
+	o      *Object
+	origin *resource.Origin
+}
+
+// isGenerated reports whether the origin is a generator.
+func isGenerated(origin *resource.Origin) bool {
+	return origin != nil && origin.ConfiguredIn != "" && strings.HasSuffix(origin.ConfiguredBy.Kind, "Generator")
+}
+
+// resourceFiles lists the resource files (not kustomizations) root
+// reaches through resources and components.
+func (r *Renderer) resourceFiles(root *Kustomization) []string {
+	var files []string
+	walkGraph(root, func(k *Kustomization) {
+		for _, ref := range k.Refs {
+			if ref.Kind == RefResource && ref.Target == nil && ref.Path != "" {
+				files = append(files, ref.Path)
+			}
+		}
+	})
+	return files
+}
+
+// findDoc finds o's document in file.
+func (r *Renderer) findDoc(file string, o *Object) *base {
 	docs, _ := r.docs(file)
 	var best *base
 	consider := func(n *yaml.Node, doc int, prefix Path) {
-		if ScalarOf(n, "kind") != o.Kind {
+		if scalarOf(n, "kind") != o.Kind {
 			return
 		}
-		g, _ := resid.ParseGroupVersion(ScalarOf(n, "apiVersion"))
+		g, _ := resid.ParseGroupVersion(scalarOf(n, "apiVersion"))
 		if og, _ := resid.ParseGroupVersion(o.APIVersion); g != og {
 			return
 		}
-		name := ScalarOf(mapGet(n, "metadata"), "name")
+		name := scalarOf(mapGet(n, "metadata"), "name")
 		if !strings.Contains(o.Name, name) {
 			return
 		}
@@ -248,7 +317,7 @@ func (r *Renderer) baseDoc(res *Result, o *Object) *base {
 		if d == nil {
 			continue
 		}
-		if k := ScalarOf(d, "kind"); strings.HasSuffix(k, "List") && mapGet(d, "items") != nil {
+		if k := scalarOf(d, "kind"); strings.HasSuffix(k, "List") && mapGet(d, "items") != nil {
 			for j, it := range seq(mapGet(d, "items")) {
 				consider(it, i, Path{{Key: "items"}, {Index: j, IsIndex: true}})
 			}
@@ -259,8 +328,8 @@ func (r *Renderer) baseDoc(res *Result, o *Object) *base {
 	return best
 }
 
-// ScalarOf returns the scalar value of key in mapping m, or "".
-func ScalarOf(m *yaml.Node, key string) string {
+// scalarOf returns the scalar value of key in mapping m, or "".
+func scalarOf(m *yaml.Node, key string) string {
 	n := mapGet(m, key)
 	if n == nil || n.Kind != yaml.ScalarNode {
 		return ""
@@ -333,7 +402,7 @@ func (r *Renderer) byTransformer(k *Kustomization, kind string, o *Object, b *ba
 		if p.String() == "spec.replicas" {
 			ns := names(o, b)
 			for i, e := range seq(mapGet(k.Doc, "replicas")) {
-				if !contains2(ns, ScalarOf(e, "name")) {
+				if !contains2(ns, scalarOf(e, "name")) {
 					continue
 				}
 				ep := Path{{Key: "replicas"}, {Index: i, IsIndex: true}, {Key: "count"}}
@@ -350,7 +419,7 @@ func (r *Renderer) byTransformer(k *Kustomization, kind string, o *Object, b *ba
 	case "ImageTagTransformer":
 		if len(p) > 0 && p[len(p)-1].Key == "image" {
 			for i, e := range seq(mapGet(k.Doc, "images")) {
-				name, newName := ScalarOf(e, "name"), ScalarOf(e, "newName")
+				name, newName := scalarOf(e, "name"), scalarOf(e, "newName")
 				repo := imageRepo(v.Value)
 				if repo != name && repo != newName {
 					continue
@@ -430,8 +499,8 @@ func byLabels(k *Kustomization, p Path, v *yaml.Node) (Location, bool) {
 	ls := seq(mapGet(k.Doc, "labels"))
 	for i := len(ls) - 1; i >= 0; i-- {
 		e := ls[i]
-		sel := ScalarOf(e, "includeSelectors") == "true"
-		tmpl := sel || ScalarOf(e, "includeTemplates") == "true"
+		sel := scalarOf(e, "includeSelectors") == "true"
+		tmpl := sel || scalarOf(e, "includeTemplates") == "true"
 		if (place == "selector" && !sel) || (place == "template" && !tmpl) {
 			continue
 		}
@@ -466,15 +535,21 @@ func byAnnotations(k *Kustomization, p Path, v *yaml.Node) (Location, bool) {
 }
 
 // byGenerator points at the generator entry that made o.
-func (r *Renderer) byGenerator(res *Result, o *Object, p Path) Location {
-	k := r.graph.Load(filepath.Dir(filepath.Join(res.Root.Dir, o.Origin.ConfiguredIn)))
-	field := map[string]string{"ConfigMapGenerator": "configMapGenerator", "SecretGenerator": "secretGenerator"}[o.Origin.ConfiguredBy.Kind]
+func (r *Renderer) byGenerator(res *Result, o *Object, origin *resource.Origin) Location {
+	k := r.graph.Load(filepath.Dir(filepath.Join(res.Root.Dir, origin.ConfiguredIn)))
+	field := map[string]string{"ConfigMapGenerator": "configMapGenerator", "SecretGenerator": "secretGenerator"}[origin.ConfiguredBy.Kind]
 	if k != nil && field != "" {
+		// The generated name is the entry's name with the prefixes,
+		// suffixes and content hash added: the longest entry name that
+		// the object's name contains.
+		best, bestLen := -1, 0
 		for i, e := range seq(mapGet(k.Doc, field)) {
-			if ScalarOf(e, "name") != o.Origin.ConfiguredBy.Name {
-				continue
+			if n := scalarOf(e, "name"); n != "" && strings.Contains(o.Name, n) && len(n) > bestLen {
+				best, bestLen = i, len(n)
 			}
-			ep := Path{{Key: field}, {Index: i, IsIndex: true}, {Key: "name"}}
+		}
+		if best >= 0 {
+			ep := Path{{Key: field}, {Index: best, IsIndex: true}, {Key: "name"}}
 			key, val := ep.Get(k.Doc)
 			l := at(FromGenerator, k.File, key, val)
 			l.Field, l.Path = field, ep
@@ -483,8 +558,11 @@ func (r *Renderer) byGenerator(res *Result, o *Object, p Path) Location {
 		}
 	}
 	return Location{Source: FromRendered, File: res.Root.File, Doc: -1,
-		Why: fmt.Sprintf("%s is generated (%s in %s)", o.Label(), o.Origin.ConfiguredBy.Kind, o.Origin.ConfiguredIn)}
+		Why: fmt.Sprintf("%s is generated (%s in %s)", o.Label(), origin.ConfiguredBy.Kind, origin.ConfiguredIn)}
 }
+
+// identity are the fields a strategic-merge patch selects its target by.
+var identity = map[string]bool{"apiVersion": true, "kind": true, "metadata.name": true, "metadata.namespace": true}
 
 // patchEntry is one patch of a kustomization, read.
 type patchEntry struct {
@@ -494,6 +572,7 @@ type patchEntry struct {
 	blockPath Path
 	exact     bool // positions are exact (file, or literal block)
 	target    *types.Selector
+	targetRe  *types.SelectorRegex // target compiled; nil when it does not compile
 }
 
 // byPatches checks the patches of field in k, last first.
@@ -505,12 +584,17 @@ func (r *Renderer) byPatches(k *Kustomization, field string, o *Object, b *base,
 			continue
 		}
 		if e.docs[0].Kind == yaml.SequenceNode {
-			if e.target == nil || !selects(e.target, o, b) {
+			if e.target == nil || !selects(e, o, b) {
 				continue
 			}
 			if l, ok := byOps(e, o, p, v); ok {
 				return l, true
 			}
+			continue
+		}
+		if identity[p.String()] {
+			// A strategic-merge patch names its target with these; it
+			// does not set them.
 			continue
 		}
 		for d := len(e.docs) - 1; d >= 0; d-- {
@@ -519,10 +603,10 @@ func (r *Renderer) byPatches(k *Kustomization, field string, o *Object, b *base,
 				continue
 			}
 			if e.target != nil {
-				if !selects(e.target, o, b) {
+				if !selects(e, o, b) {
 					continue
 				}
-			} else if ScalarOf(doc, "kind") != o.Kind || !contains2(names(o, b), ScalarOf(mapGet(doc, "metadata"), "name")) {
+			} else if scalarOf(doc, "kind") != o.Kind || !contains2(names(o, b), scalarOf(mapGet(doc, "metadata"), "name")) {
 				continue
 			}
 			srcPath, key, val := follow(doc, o.Node, p)
@@ -546,8 +630,23 @@ func (r *Renderer) byPatches(k *Kustomization, field string, o *Object, b *base,
 	return Location{}, false
 }
 
-// patchEntries reads the patches listed under field of k.
+// patchKey identifies the patches of one field of one kustomization.
+type patchKey struct {
+	k     *Kustomization
+	field string
+}
+
+// patchEntries reads the patches listed under field of k, once.
 func (r *Renderer) patchEntries(k *Kustomization, field string) []patchEntry {
+	if v, ok := r.patches.Load(patchKey{k, field}); ok {
+		return v.([]patchEntry)
+	}
+	out := r.readPatchEntries(k, field)
+	r.patches.Store(patchKey{k, field}, out)
+	return out
+}
+
+func (r *Renderer) readPatchEntries(k *Kustomization, field string) []patchEntry {
 	var out []patchEntry
 	for i, item := range seq(mapGet(k.Doc, field)) {
 		e := patchEntry{file: k.File, exact: true}
@@ -565,13 +664,14 @@ func (r *Renderer) patchEntries(k *Kustomization, field string) []patchEntry {
 				var sel types.Selector
 				if err := t.Decode(&sel); err == nil {
 					e.target = &sel
+					e.targetRe, _ = types.NewSelectorRegex(&sel)
 				}
 			}
 		}
 		if text == nil || text.Kind != yaml.ScalarNode {
 			continue
 		}
-		if textPath != nil && (strings.Contains(text.Value, "\n") || item.Kind != yaml.ScalarNode) {
+		if textPath != nil && (item.Kind != yaml.ScalarNode || isInline(text)) {
 			e.block, e.blockPath = text, textPath
 			e.docs, e.exact = inlineDocs(k, text)
 		} else {
@@ -639,9 +739,9 @@ func walkNodes(n *yaml.Node, fn func(*yaml.Node)) {
 
 // selects reports whether a patch target selects o, by its rendered name
 // or its base name (patches match the name an object had when they ran).
-func selects(s *types.Selector, o *Object, b *base) bool {
-	sr, err := types.NewSelectorRegex(s)
-	if err != nil {
+func selects(e patchEntry, o *Object, b *base) bool {
+	s, sr := e.target, e.targetRe
+	if sr == nil {
 		return false
 	}
 	g, ver := resid.ParseGroupVersion(o.APIVersion)
@@ -649,7 +749,7 @@ func selects(s *types.Selector, o *Object, b *base) bool {
 		return false
 	}
 	if s.Namespace != "" && !sr.MatchNamespace(o.Namespace) &&
-		(b == nil || !sr.MatchNamespace(ScalarOf(mapGet(b.node, "metadata"), "namespace"))) {
+		(b == nil || !sr.MatchNamespace(scalarOf(mapGet(b.node, "metadata"), "namespace"))) {
 		// Neither the rendered namespace nor the base's (an outer
 		// kustomization may set it after the patch ran).
 		return false
@@ -690,8 +790,8 @@ func byOps(e patchEntry, o *Object, p Path, v *yaml.Node) (Location, bool) {
 	ops := seq(e.docs[0])
 	for i := len(ops) - 1; i >= 0; i-- {
 		op := ops[i]
-		kind := ScalarOf(op, "op")
-		opPath, ok := pointerPath(ScalarOf(op, "path"), o.Node)
+		kind := scalarOf(op, "op")
+		opPath, ok := pointerPath(scalarOf(op, "path"), o.Node)
 		if !ok || len(opPath) > len(p) || !opPath.isPrefixOf(p) {
 			continue
 		}
@@ -701,7 +801,7 @@ func byOps(e patchEntry, o *Object, p Path, v *yaml.Node) (Location, bool) {
 			key, val := Path{{Key: "path"}}.Get(op)
 			l := at(FromJSONPatch, e.file, key, val)
 			l.Doc, l.Path, l.Block, l.BlockPath = 0, Path{{Index: i, IsIndex: true}, {Key: "path"}}, e.block, e.blockPath
-			l.Why = fmt.Sprintf("the JSON-patch %s op moves the value here from %s", kind, ScalarOf(op, "from"))
+			l.Why = fmt.Sprintf("the JSON-patch %s op moves the value here from %s", kind, scalarOf(op, "from"))
 			return l, true
 		default:
 			continue
@@ -895,4 +995,115 @@ func contains(r, src *yaml.Node) bool {
 		return true
 	}
 	return false
+}
+
+// configKey identifies a transformer config document.
+type configKey struct {
+	file string
+	doc  int
+}
+
+// byConfig checks the builtin transformer config t names (a document of
+// kind t.ConfiguredBy.Kind and name t.ConfiguredBy.Name in file). Its
+// fields are those of the kustomization field it stands for, so it is
+// read as a kustomization holding that one field.
+func (r *Renderer) byConfig(file string, t *resource.Origin, o *Object, b *base, p Path, v *yaml.Node) (Location, bool) {
+	docs, _ := r.docs(file)
+	di := -1
+	for i, d := range docs {
+		if scalarOf(d, "kind") == t.ConfiguredBy.Kind && scalarOf(mapGet(d, "metadata"), "name") == t.ConfiguredBy.Name {
+			di = i
+			break
+		}
+	}
+	if di < 0 {
+		return Location{}, false
+	}
+	doc := docs[di]
+	src, _ := r.fs.ReadFile(file)
+	var l Location
+	var ok bool
+	switch t.ConfiguredBy.Kind {
+	case "LabelTransformer", "AnnotationsTransformer":
+		field := "labels"
+		if t.ConfiguredBy.Kind == "AnnotationsTransformer" {
+			field = "annotations"
+		}
+		if len(p) < 2 || p[len(p)-1].IsIndex ||
+			field == "labels" && labelPlace(p) == "" ||
+			field == "annotations" && !strings.HasSuffix(p[:len(p)-1].String(), "metadata.annotations") {
+			return Location{}, false
+		}
+		ep := Path{{Key: field}, {Key: p[len(p)-1].Key}}
+		key, val := ep.Get(doc)
+		if val == nil || val.Value != v.Value {
+			return Location{}, false
+		}
+		l = at(FromConfig, file, key, val)
+		l.Doc, l.Path, l.Field = di, ep, t.ConfiguredBy.Kind
+		l.Exact, l.Why = true, "the "+t.ConfiguredBy.Kind+" config adds it"
+		return l, true
+	case "PatchTransformer", "PatchStrategicMergeTransformer", "PatchJson6902Transformer":
+		pk := r.configAsKustomization(file, src, di, doc, t.ConfiguredBy.Kind)
+		field := map[string]string{"PatchTransformer": "patches", "PatchStrategicMergeTransformer": "patchesStrategicMerge",
+			"PatchJson6902Transformer": "patchesJson6902"}[t.ConfiguredBy.Kind]
+		l, ok = r.byPatches(pk, field, o, b, p, v)
+		if !ok {
+			return Location{}, false
+		}
+		if l.Block != nil {
+			// The inline text is the config's own field.
+			l.BlockPath, l.BlockDoc = configBlockPath(doc, l.Block), di
+		}
+		return l, true
+	}
+	return Location{}, false
+}
+
+// configAsKustomization wraps a patch transformer config as a
+// kustomization holding the one patches field it stands for, cached.
+func (r *Renderer) configAsKustomization(file string, src []byte, di int, doc *yaml.Node, kind string) *Kustomization {
+	if v, ok := r.configs.Load(configKey{file, di}); ok {
+		return v.(*Kustomization)
+	}
+	str := func(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v} }
+	items := &yaml.Node{Kind: yaml.SequenceNode}
+	var field string
+	switch kind {
+	case "PatchTransformer":
+		field = "patches"
+		items.Content = []*yaml.Node{doc}
+	case "PatchStrategicMergeTransformer":
+		field = "patchesStrategicMerge"
+		items.Content = append(items.Content, seq(mapGet(doc, "paths"))...)
+		if n := mapGet(doc, "patches"); n != nil {
+			items.Content = append(items.Content, n)
+		}
+	case "PatchJson6902Transformer":
+		field = "patchesJson6902"
+		item := &yaml.Node{Kind: yaml.MappingNode}
+		for _, f := range []string{"target", "path"} {
+			if n := mapGet(doc, f); n != nil {
+				item.Content = append(item.Content, str(f), n)
+			}
+		}
+		if n := mapGet(doc, "jsonOp"); n != nil {
+			item.Content = append(item.Content, str("patch"), n)
+		}
+		items.Content = []*yaml.Node{item}
+	}
+	k := &Kustomization{Dir: filepath.Dir(file), File: file, Src: src, Kind: "Kustomization",
+		Doc: &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{str(field), items}}}
+	v, _ := r.configs.LoadOrStore(configKey{file, di}, k)
+	return v.(*Kustomization)
+}
+
+// configBlockPath is the path of node n among the top-level fields of doc.
+func configBlockPath(doc, n *yaml.Node) Path {
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		if doc.Content[i+1] == n {
+			return Path{{Key: doc.Content[i].Value}}
+		}
+	}
+	return nil
 }

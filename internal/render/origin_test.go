@@ -36,6 +36,8 @@ var queries = map[string]map[string][]string{
 		"Service/prod-external-db-v1":   {"metadata.name", "spec.ports[0].port"},
 		"Endpoints/prod-external-db-v1": {"metadata.name", "subsets[0].addresses[0].ip"},
 	},
+	"transformer-configs/app": {"Deployment/web": {
+		"metadata.labels.team", "spec.template.metadata.labels.team", "spec.minReadySeconds", "spec.revisionHistoryLimit"}},
 	"shared-base/overlays/dev":     {"Deployment/api (namespace api-dev)": {"spec.template.spec.containers[0].imagePullPolicy", "spec.replicas"}},
 	"shared-base/overlays/prod":    {"Deployment/api (namespace api-prod)": {"spec.template.spec.containers[0].imagePullPolicy", "spec.replicas"}},
 	"shared-base/overlays/staging": {"Deployment/api (namespace api-staging)": {"spec.template.spec.containers[0].imagePullPolicy", "metadata.namespace"}},
@@ -65,7 +67,15 @@ func TestLocateGolden(t *testing.T) {
 		return p
 	}
 	asked := 0
-	for _, res := range r.RenderAll(context.Background(), g.Roots) {
+	type asked1 struct {
+		res *Result
+		o   *Object
+		q   string
+		l   Location
+	}
+	var all []asked1
+	results := r.RenderAll(context.Background(), g.Roots)
+	for _, res := range results {
 		root := rel(res.Root.Dir)
 		if p := res.Problem; p != nil {
 			what := "failed"
@@ -81,11 +91,19 @@ func TestLocateGolden(t *testing.T) {
 			for _, q := range queries[root][o.Label()] {
 				asked++
 				loc := r.Locate(res, o, MustParsePath(q))
+				all = append(all, asked1{res, o, q, loc})
 				fmt.Fprintf(&b, "  %s %s\n    -> %s\n", o.Label(), q, describe(loc, rel, dir))
 				if loc.Exact {
 					checkLocation(t, r, o, MustParsePath(q), loc)
 				}
 			}
+		}
+	}
+	// kustomize's own origins (Trace) give the same locations.
+	r.TraceAll(context.Background(), results)
+	for _, a := range all {
+		if l := r.Locate(a.res, a.o, MustParsePath(a.q)); describe(l, rel, dir) != describe(a.l, rel, dir) {
+			t.Errorf("%s %s: traced origins give %s", a.o.Label(), a.q, describe(l, rel, dir))
 		}
 	}
 	if want := countQueries(); asked != want {
@@ -120,6 +138,12 @@ func describe(l Location, rel func(string) string, dir string) string {
 	if l.Field != "" && l.Source == FromKustomization {
 		where = l.Path.String()
 	}
+	if l.Source == FromConfig {
+		where = fmt.Sprintf("doc %d %s", l.Doc, l.Path)
+	}
+	if l.Block != nil && l.BlockDoc > 0 {
+		where = fmt.Sprintf("inline at doc %d %s, doc %d %s", l.BlockDoc, l.BlockPath, l.Doc, l.Path)
+	}
 	why := strings.ReplaceAll(l.Why, dir+"/", "")
 	return fmt.Sprintf("%s:%d:%d %s [%s] %s: %s", rel(l.File), l.Line, l.Column, l.Source, where, exact, why)
 }
@@ -138,8 +162,12 @@ func checkLocation(t *testing.T, r *Renderer, o *Object, p Path, l Location) {
 	case l.Source == FromKustomization:
 		key, val = l.Path.Get(docs[0])
 	case l.Block != nil:
-		k := r.graph.Load(filepath.Dir(l.File))
-		_, block := l.BlockPath.Get(k.Doc)
+		k := &Kustomization{File: l.File, Src: mustRead(t, l.File)}
+		_, block := l.BlockPath.Get(docs[l.BlockDoc])
+		if block == nil {
+			t.Errorf("%s %s: no inline block at %s in doc %d of %s", o.Label(), p, l.BlockPath, l.BlockDoc, l.File)
+			return
+		}
 		inner, exact := inlineDocs(k, block)
 		if !exact {
 			t.Errorf("%s %s: exact location in an inline block that is not exact", o.Label(), p)

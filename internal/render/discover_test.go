@@ -1,0 +1,225 @@
+package render
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// writeTree writes files (path -> content) under dir.
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func rootDirs(g *Graph, base string) []string {
+	var out []string
+	for _, r := range g.Roots {
+		rel, _ := filepath.Rel(base, r.Dir)
+		out = append(out, filepath.ToSlash(rel))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// repo is a repository with two overlays over a base, a component, a
+// kustomization in a hidden directory, a transformer directory and plain
+// manifests.
+var repo = map[string]string{
+	".git/HEAD":                          "ref: refs/heads/main\n",
+	".github/kustomization.yaml":         "resources: [x.yaml]\n",
+	"apps/base/kustomization.yaml":       "resources:\n  - deploy.yaml\n  - svc.yaml\n",
+	"apps/base/deploy.yaml":              "kind: Deployment\n",
+	"apps/base/svc.yaml":                 "kind: Service\n",
+	"apps/base/unused.yaml":              "kind: ConfigMap\n",
+	"apps/comp/kustomization.yaml":       "kind: Component\npatches:\n  - path: p.yaml\n",
+	"apps/comp/p.yaml":                   "kind: Deployment\n",
+	"apps/dev/kustomization.yml":         "resources:\n  - ../base\ncomponents:\n  - ../comp\nconfigMapGenerator:\n  - name: c\n    files:\n      - k=settings.env\n",
+	"apps/dev/settings.env":              "A=1\n",
+	"apps/prod/Kustomization":            "resources:\n  - ../base\n  - https://example.com/x.yaml\ntransformers:\n  - ../xf\npatchesStrategicMerge:\n  - |-\n    kind: Deployment\n",
+	"apps/xf/kustomization.yaml":         "resources:\n  - labels.yaml\n",
+	"apps/xf/labels.yaml":                "apiVersion: builtin\nkind: LabelTransformer\n",
+	"plain/cm.yaml":                      "kind: ConfigMap\n",
+	"apps/dev/nested/kustomization.yaml": "resources: [../../base]\n",
+}
+
+func TestDiscoverRoots(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, repo)
+	g, err := Discover([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// base, comp and xf are listed; .github is hidden; nested lists base
+	// but nothing lists it.
+	want := []string{"apps/dev", "apps/dev/nested", "apps/prod"}
+	if got := rootDirs(g, dir); !reflect.DeepEqual(got, want) {
+		t.Errorf("roots %v, want %v", got, want)
+	}
+	reach := func(root string) []string {
+		var out []string
+		for _, f := range g.Reaches(g.ByDir[filepath.Join(dir, root)]) {
+			rel, _ := filepath.Rel(dir, f)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return out
+	}
+	if got, want := reach("apps/dev"), []string{
+		"apps/base/deploy.yaml", "apps/base/kustomization.yaml", "apps/base/svc.yaml",
+		"apps/comp/kustomization.yaml", "apps/comp/p.yaml",
+		"apps/dev/kustomization.yml", "apps/dev/settings.env",
+	}; !reflect.DeepEqual(got, want) {
+		t.Errorf("apps/dev reaches %v, want %v", got, want)
+	}
+	if got, want := reach("apps/prod"), []string{
+		"apps/base/deploy.yaml", "apps/base/kustomization.yaml", "apps/base/svc.yaml",
+		"apps/prod/Kustomization", "apps/xf/kustomization.yaml", "apps/xf/labels.yaml",
+	}; !reflect.DeepEqual(got, want) {
+		t.Errorf("apps/prod reaches %v, want %v", got, want)
+	}
+	prod := g.ByDir[filepath.Join(dir, "apps/prod")]
+	var remote, inline int
+	for _, r := range prod.Refs {
+		if r.Remote {
+			remote++
+		}
+		if r.Inline {
+			inline++
+		}
+	}
+	if remote != 1 || inline != 1 {
+		t.Errorf("apps/prod: %d remote and %d inline entries, want 1 and 1", remote, inline)
+	}
+	plain := g.Plain([]string{
+		filepath.Join(dir, "apps/base/unused.yaml"), filepath.Join(dir, "apps/base/svc.yaml"), filepath.Join(dir, "plain/cm.yaml"),
+	})
+	if len(plain) != 2 || !strings.HasSuffix(plain[0], "unused.yaml") || !strings.HasSuffix(plain[1], "cm.yaml") {
+		t.Errorf("plain files %v", plain)
+	}
+}
+
+// TestDiscoverFile: a file named alone (as pre-commit names staged files)
+// gets the roots that reach it, found from the repository root, the same
+// as when the whole repository is scanned, from any working directory.
+func TestDiscoverFile(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, repo)
+	whole, err := Discover([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string][]string{
+		"apps/base/svc.yaml":      {"apps/dev", "apps/dev/nested", "apps/prod"},
+		"apps/comp/p.yaml":        {"apps/dev"},
+		"apps/dev/settings.env":   {"apps/dev"},
+		"apps/xf/labels.yaml":     {"apps/prod"},
+		"apps/base/unused.yaml":   nil,
+		"plain/cm.yaml":           nil,
+		"apps/prod/Kustomization": {"apps/prod"},
+	} {
+		for _, wd := range []string{dir, filepath.Join(dir, "apps"), os.TempDir()} {
+			t.Chdir(wd)
+			g, err := Discover([]string{filepath.Join(dir, file)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := rootDirs(g, dir); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s from %s: roots %v, want %v", file, wd, got, want)
+			}
+			// The same roots as the whole scan gives for that file.
+			var fromWhole []string
+			for _, r := range whole.Roots {
+				for _, f := range whole.Reaches(r) {
+					if f == filepath.Join(dir, file) {
+						rel, _ := filepath.Rel(dir, r.Dir)
+						fromWhole = append(fromWhole, rel)
+					}
+				}
+			}
+			if !reflect.DeepEqual(fromWhole, want) {
+				t.Errorf("%s: the whole scan gives %v", file, fromWhole)
+			}
+		}
+	}
+}
+
+// TestScope: the repository root is the nearest directory with .git (a
+// directory, or a worktree's file); outside a repository, the working
+// directory when it holds the file, else the file's directory.
+func TestScope(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"repo/.git/HEAD":              "x",
+		"repo/a/b/f.yaml":             "x",
+		"wt/.git":                     "gitdir: /elsewhere\n",
+		"wt/c/f.yaml":                 "x",
+		"norepo/d/e/f.yaml":           "x",
+		"norepo/d/kustomization.yaml": "resources: [e/f.yaml]\n",
+	})
+	t.Chdir(filepath.Join(dir, "norepo"))
+	for file, want := range map[string]string{
+		"repo/a/b/f.yaml":   "repo",
+		"wt/c/f.yaml":       "wt",
+		"norepo/d/e/f.yaml": "norepo",
+	} {
+		if got := Scope(filepath.Join(dir, file)); got != filepath.Join(dir, want) {
+			t.Errorf("Scope(%s) = %s, want %s", file, got, filepath.Join(dir, want))
+		}
+	}
+	// Outside the working directory: the file's own directory.
+	t.Chdir(filepath.Join(dir, "repo"))
+	if got, want := Scope(filepath.Join(dir, "norepo/d/e/f.yaml")), filepath.Join(dir, "norepo/d/e"); got != want {
+		t.Errorf("Scope from another directory = %s, want %s", got, want)
+	}
+}
+
+func TestParsePath(t *testing.T) {
+	for in, want := range map[string]Path{
+		"spec.replicas": {{Key: "spec"}, {Key: "replicas"}},
+		`spec.selector.matchLabels["app.kubernetes.io/name"]`: {{Key: "spec"}, {Key: "selector"}, {Key: "matchLabels"}, {Key: "app.kubernetes.io/name"}},
+		"spec.template.spec.containers[0].image":              {{Key: "spec"}, {Key: "template"}, {Key: "spec"}, {Key: "containers"}, {Index: 0, IsIndex: true}, {Key: "image"}},
+		`metadata.annotations['a[b]']`:                        {{Key: "metadata"}, {Key: "annotations"}, {Key: "a[b]"}},
+		"[2].path":                                            {{Index: 2, IsIndex: true}, {Key: "path"}},
+	} {
+		got, err := ParsePath(in)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("ParsePath(%q) = %v, %v; want %v", in, got, err, want)
+			continue
+		}
+		if back, _ := ParsePath(got.String()); !reflect.DeepEqual(back, want) {
+			t.Errorf("%q: String() %q does not read back", in, got.String())
+		}
+	}
+	for _, bad := range []string{"", "a[", "a[x]", `a["b]`, "a[-1]"} {
+		if _, err := ParsePath(bad); err == nil {
+			t.Errorf("ParsePath(%q) accepted", bad)
+		}
+	}
+}
+
+func TestRootsOf(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, repo)
+	g, err := Discover([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rootDirs(&Graph{Roots: g.RootsOf(filepath.Join(dir, "apps/base/deploy.yaml"))}, dir)
+	if want := []string{"apps/dev", "apps/dev/nested", "apps/prod"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("RootsOf(apps/base/deploy.yaml) = %v, want %v", got, want)
+	}
+	if got := g.RootsOf(filepath.Join(dir, "plain/cm.yaml")); len(got) != 0 {
+		t.Errorf("RootsOf(plain/cm.yaml) = %v", got)
+	}
+}
