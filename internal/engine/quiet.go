@@ -1,21 +1,24 @@
 package engine
 
 import (
+	"io"
+	"log"
 	"os"
 	"sync"
 )
 
 // kustomize prints its deprecation warnings ("'commonLabels' is
-// deprecated") straight to os.Stderr while it loads a kustomization, twice
-// for a root whose origins are traced, and for every root that reads the
+// deprecated") straight to os.Stderr while it loads a kustomization, and
+// others through the log package, for every root that reads the
 // kustomization: noise between shipshape's findings. os.Stderr is a
 // variable that kustomize reads at each print, so it is pointed at the
-// null device while any tree is rendered (counted, for runs in parallel)
-// and put back when the last one ends.
+// null device, and log at io.Discard, while any tree is rendered (counted,
+// for runs in parallel), and put back when the last one ends.
 var quiet struct {
 	sync.Mutex
 	users int
 	saved *os.File
+	log   io.Writer
 }
 
 func silenceKustomize() (restore func()) {
@@ -27,6 +30,8 @@ func silenceKustomize() (restore func()) {
 			return func() {}
 		}
 		quiet.saved, os.Stderr = os.Stderr, null
+		quiet.log = log.Writer()
+		log.SetOutput(io.Discard)
 	}
 	quiet.users++
 	return func() {
@@ -35,6 +40,7 @@ func silenceKustomize() (restore func()) {
 		if quiet.users--; quiet.users == 0 {
 			null := os.Stderr
 			os.Stderr, quiet.saved = quiet.saved, nil
+			log.SetOutput(quiet.log)
 			null.Close()
 		}
 	}
