@@ -18,6 +18,7 @@ package rules
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -117,6 +118,7 @@ spec:
 `,
 	Fixable: true,
 	Cross:   orderCross(false),
+	Scope:   analysis.Repository, // judged per application: see finishOrder
 })
 
 var lwsOrdering = Register(&analysis.Rule{
@@ -203,6 +205,7 @@ spec:
                   name: hf-token
 `,
 	Cross: orderCross(true),
+	Scope: analysis.Repository, // judged per application: see finishOrder
 })
 
 // orderAgg is what Finish builds from the summaries, for both rules.
@@ -219,16 +222,26 @@ type orderAgg struct {
 // carry, and at most one of the entries.
 type orderSummary struct {
 	evidence []engineEvidence
-	lws      *lwsEntry
-	dep      *orderMember
-	depKey   depKey
-	svc      *svcEntry
-	hpa      *hpaEntry
+	// points is an Argo CD Application or Flux Kustomization that applies
+	// a directory of the repository: evidence for that application.
+	points *pointer
+	lws    *lwsEntry
+	dep    *orderMember
+	depKey depKey
+	svc    *svcEntry
+	hpa    *hpaEntry
 }
 
 type engineEvidence struct {
 	engine string
 	evidence
+}
+
+// pointer is a GitOps object that applies directories.
+type pointer struct {
+	engine string // transformers.EngineArgoCD, ...
+	at     evidence
+	dirs   []string
 }
 
 // orderCross is both rules' Cross: the same summaries and plan; notes
@@ -296,9 +309,9 @@ func summarizeOrder(p *analysis.Pass) (orderSummary, bool) {
 	obj := p.Object
 	meta := manifest.MapGet(obj.Node, "metadata")
 	annNode := manifest.MapGet(meta, "annotations")
-	s := orderSummary{evidence: evidenceOf(obj.File, annNode)}
+	s := orderSummary{evidence: evidenceOf(obj.File, annNode), points: pointsAt(obj)}
 	if obj.Name == "" || meta == nil || meta.Kind != yaml.MappingNode {
-		return s, len(s.evidence) > 0
+		return s, len(s.evidence) > 0 || s.points != nil
 	}
 	// Only Argo CD orders Services and HPAs.
 	followers := engine == transformers.EngineAuto || engine == transformers.EngineArgoCD
@@ -325,7 +338,53 @@ func summarizeOrder(p *analysis.Pass) (orderSummary, bool) {
 			s.hpa = &hpaEntry{newOrderMember(p, annNode), target}
 		}
 	}
-	return s, len(s.evidence) > 0 || s.lws != nil || s.dep != nil || s.svc != nil || s.hpa != nil
+	return s, len(s.evidence) > 0 || s.points != nil || s.lws != nil || s.dep != nil || s.svc != nil || s.hpa != nil
+}
+
+// pointsAt returns what an Argo CD Application (spec.source.path,
+// spec.sources[].path) or a Flux Kustomization (spec.path) says about the
+// engine of the directories it applies, relative to the repository root;
+// nil for other objects, or outside a repository.
+func pointsAt(obj *manifest.Object) *pointer {
+	var engine, name string
+	var paths []*yaml.Node
+	spec := manifest.MapGet(obj.Node, "spec")
+	switch {
+	case obj.Kind == "Application" && obj.Group() == "argoproj.io":
+		engine, name = transformers.EngineArgoCD, "Argo CD Application"
+		paths = append(paths, manifest.Path(spec, "source", "path"))
+		if srcs := manifest.MapGet(spec, "sources"); srcs != nil && srcs.Kind == yaml.SequenceNode {
+			for _, src := range srcs.Content {
+				paths = append(paths, manifest.MapGet(src, "path"))
+			}
+		}
+	case obj.Kind == "Kustomization" && obj.Group() == "kustomize.toolkit.fluxcd.io":
+		engine, name = transformers.EngineFlux, "Flux Kustomization"
+		paths = append(paths, manifest.MapGet(spec, "path"))
+	default:
+		return nil
+	}
+	file := obj.File
+	if obj.Root != "" {
+		file = obj.Root // rendered: the GitOps configuration is a kustomize root
+	}
+	root := manifest.RepositoryRoot(filepath.Dir(file))
+	if root == "" {
+		return nil
+	}
+	pt := &pointer{engine: engine}
+	for _, n := range paths {
+		if v := manifest.ScalarValue(n); v != "" {
+			pt.dirs = append(pt.dirs, filepath.Join(root, filepath.FromSlash(v)))
+			if pt.at.file == "" {
+				pt.at = evidence{file, n.Line, fmt.Sprintf("%s %q", name, obj.Name)}
+			}
+		}
+	}
+	if len(pt.dirs) == 0 {
+		return nil
+	}
+	return pt
 }
 
 // evidenceOf returns the annotation keys that show which engine applies
@@ -393,14 +452,43 @@ func newOrderAgg(engine string, ss []orderSummary) (a *orderAgg, optedOut []stri
 	return a, optedOut
 }
 
+// finishOrder judges each application alone; it sees them all so that an
+// Argo CD Application or Flux Kustomization in one application (the
+// GitOps configuration) tells the engine of the application whose
+// directory it applies.
 func finishOrder(p *analysis.CrossPass, ss []orderSummary, notes bool) {
+	var apps []string
+	byApp := map[string][]orderSummary{}
+	pointed := map[string][]engineEvidence{} // directory -> engines applying it
+	for i, s := range ss {
+		app := p.Application(i)
+		if byApp[app] == nil {
+			apps = append(apps, app)
+		}
+		byApp[app] = append(byApp[app], s)
+		if s.points != nil {
+			for _, d := range s.points.dirs {
+				pointed[d] = append(pointed[d], engineEvidence{s.points.engine, s.points.at})
+			}
+		}
+	}
+	for _, app := range apps {
+		in := byApp[app]
+		if ev := pointed[app]; len(ev) > 0 {
+			in = append([]orderSummary{{evidence: ev}}, in...)
+		}
+		finishOrderApp(p, app, in, notes)
+	}
+}
+
+func finishOrderApp(p *analysis.CrossPass, app string, ss []orderSummary, notes bool) {
 	a, optedOut := newOrderAgg(p.Config.LWS.Engine, ss)
 	engine, how, problem := a.resolve()
 	if engine == transformers.EngineNone {
 		return
 	}
 	// The LWSs that opted out leave the plan: the key names them.
-	key := "lws-order\x00" + engine + "\x00" + strings.Join(optedOut, ",")
+	key := "lws-order\x00" + app + "\x00" + engine + "\x00" + strings.Join(optedOut, ",")
 	plan := p.Shared(key, func() any {
 		sets, members := a.sets(engine)
 		return &orderPlan{sets, members}

@@ -162,7 +162,7 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 	// an operator's custom resource there gets its pods from elsewhere.
 	type nsName struct{ ns, name string }
 	managed := map[nsName]bool{}
-	unknown := map[nsName]bool{}  // application, namespace
+	unknown := map[nsName]bool{}   // application, namespace
 	makesPods := map[nsName]bool{} // application, namespace
 	templates := map[string][]*pods{}
 	for i, s := range summaries {

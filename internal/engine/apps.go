@@ -128,7 +128,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		}
 		objs := make([]*manifest.Object, len(r.Objects))
 		for i, o := range r.Objects {
-			objs[i] = &manifest.Object{Resource: o.Resource, File: renderedFile(r.Root.File), Doc: i, Node: o.Node, Item: -1}
+			objs[i] = &manifest.Object{Resource: o.Resource, File: renderedFile(r.Root.File), Doc: i, Node: o.Node, Item: -1, Root: r.Root.File}
 		}
 		for _, f := range e.checkObjects(objs, nil, true) {
 			e.place(t, files, f)
@@ -141,8 +141,10 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 				}
 				rendered.optOuts[k] = ignored
 			}
+			// The root's directory is the application, as Argo CD and
+			// Flux name it (their path).
 			for _, s := range e.summarize(obj, k, nil) {
-				s.app = obj.File
+				s.app = r.Root.Dir
 				rendered.summaries = append(rendered.summaries, s)
 			}
 		}

@@ -54,6 +54,9 @@ type Object struct {
 	// Kustomize names the kustomize roots that read the object's file
 	// (see Context): the object is a source, read by kustomize.
 	Kustomize []string
+	// Root is, for an object kustomize rendered, the kustomization file of
+	// its root; "" for an object as written.
+	Root string
 }
 
 // Group returns the API group of the object's apiVersion ("" for core).
