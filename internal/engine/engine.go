@@ -20,6 +20,7 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/schemawalk"
 )
 
 // DefaultMaxFileSize bounds what one file may make shipshape read.
@@ -454,20 +455,46 @@ func (e *Engine) lint(f *manifest.File, ig lineIgnores) []analysis.Finding {
 	return kept
 }
 
-// checkObjects runs the per-object rules over objs, appending to out.
+// checkObjects runs the per-object rules over objs, appending to out. The
+// rules that visit the typed walk share one walk of each object.
 func (e *Engine) checkObjects(objs []*manifest.Object, out []analysis.Finding) []analysis.Finding {
 	sink := func(fd analysis.Finding) { out = append(out, fd) }
+	ws := walks.Get().(*walkState)
+	defer walks.Put(ws)
 	for _, obj := range objs {
 		ignored := analysis.IgnoredRules(obj)
+		visitors := ws.visitors[:0]
 		for _, r := range e.rules {
-			if r.Check == nil || (obj.Partial && !r.ValueLevel) || ignored.Has(r.ID) {
+			if r.Check == nil && r.Visit == nil || (obj.Partial && !r.ValueLevel) || ignored.Has(r.ID) {
 				continue
 			}
-			r.Check(analysis.NewPass(r, obj, e.cfg, sink))
+			p := analysis.NewPass(r, obj, e.cfg, sink)
+			if r.Visit != nil {
+				if v := r.Visit(p); v != nil {
+					visitors = append(visitors, v)
+				}
+				continue
+			}
+			r.Check(p)
 		}
+		if len(visitors) > 0 {
+			ws.walker.Walk(obj, visitors)
+		}
+		clear(visitors)
+		ws.visitors = visitors[:0]
 	}
 	return out
 }
+
+// walkState is what checkObjects reuses from one file to the next: most
+// files hold one or two objects, and the walker's stack would otherwise be
+// allocated again for each.
+type walkState struct {
+	walker   schemawalk.Walker
+	visitors []*schemawalk.Visitor
+}
+
+var walks = sync.Pool{New: func() any { return new(walkState) }}
 
 // parallelFrom is the number of objects from which LintObjects shares the
 // per-object rules among all cores (a ResourceList of a whole repository);
