@@ -126,8 +126,7 @@ func (p *Pass) Rename(key *yaml.Node, to, message string) *Fix {
 func WalkAlone(visit func(p *Pass) *schemawalk.Visitor) func(p *Pass) {
 	return func(p *Pass) {
 		if v := visit(p); v != nil {
-			var w schemawalk.Walker
-			w.Walk(p.Object, []*schemawalk.Visitor{v})
+			schemawalk.Walk(p.Object, []*schemawalk.Visitor{v})
 		}
 	}
 }

@@ -459,11 +459,10 @@ func (e *Engine) lint(f *manifest.File, ig lineIgnores) []analysis.Finding {
 // rules that visit the typed walk share one walk of each object.
 func (e *Engine) checkObjects(objs []*manifest.Object, out []analysis.Finding) []analysis.Finding {
 	sink := func(fd analysis.Finding) { out = append(out, fd) }
-	ws := walks.Get().(*walkState)
-	defer walks.Put(ws)
+	var buf [8]*schemawalk.Visitor
 	for _, obj := range objs {
 		ignored := analysis.IgnoredRules(obj)
-		visitors := ws.visitors[:0]
+		visitors := buf[:0]
 		for _, r := range e.rules {
 			if r.Check == nil && r.Visit == nil || (obj.Partial && !r.ValueLevel) || ignored.Has(r.ID) {
 				continue
@@ -478,23 +477,11 @@ func (e *Engine) checkObjects(objs []*manifest.Object, out []analysis.Finding) [
 			r.Check(p)
 		}
 		if len(visitors) > 0 {
-			ws.walker.Walk(obj, visitors)
+			schemawalk.Walk(obj, visitors)
 		}
-		clear(visitors)
-		ws.visitors = visitors[:0]
 	}
 	return out
 }
-
-// walkState is what checkObjects reuses from one file to the next: most
-// files hold one or two objects, and the walker's stack would otherwise be
-// allocated again for each.
-type walkState struct {
-	walker   schemawalk.Walker
-	visitors []*schemawalk.Visitor
-}
-
-var walks = sync.Pool{New: func() any { return new(walkState) }}
 
 // parallelFrom is the number of objects from which LintObjects shares the
 // per-object rules among all cores (a ResourceList of a whole repository);

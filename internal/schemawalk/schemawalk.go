@@ -7,6 +7,8 @@
 package schemawalk
 
 import (
+	"sync"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shipshape-dev/shipshape/internal/manifest"
@@ -140,9 +142,10 @@ var (
 	stringMapType        = func() schema.Type { l, _ := objectMetaType.Field("labels"); return l }()
 )
 
-// Walker walks objects; its zero value is ready. It keeps its buffers from
-// one object to the next, so a driver keeps one per goroutine.
-type Walker struct {
+// walker is one walk's state, kept from one object to the next (most
+// files hold one or two objects, and its stack would be allocated again
+// for each).
+type walker struct {
 	all     []*Visitor // those of the current Walk
 	vs      []*Visitor // those of the current pass over the object
 	untyped uint64     // bit i: vs[i].Untyped
@@ -150,13 +153,17 @@ type Walker struct {
 	path    manifest.FieldPath
 }
 
+var walkers = sync.Pool{New: func() any { return new(walker) }}
+
 // maxVisitors is how many visitors one pass of the walk serves: a bit
 // each in a word.
 const maxVisitors = 64
 
 // Walk walks obj once for every visitor of vs (nil ones left out), then
 // calls their Done in order.
-func (w *Walker) Walk(obj *manifest.Object, vs []*Visitor) {
+func Walk(obj *manifest.Object, vs []*Visitor) {
+	w := walkers.Get().(*walker)
+	defer walkers.Put(w)
 	w.all = w.all[:0]
 	for _, v := range vs {
 		if v != nil {
@@ -181,7 +188,7 @@ func (w *Walker) Walk(obj *manifest.Object, vs []*Visitor) {
 	w.all, w.vs = w.all[:0], nil
 }
 
-func (w *Walker) walk(obj *manifest.Object) {
+func (w *walker) walk(obj *manifest.Object) {
 	w.untyped = 0
 	var builtinOnly uint64
 	for i, v := range w.vs {
@@ -216,7 +223,7 @@ func (w *Walker) walk(obj *manifest.Object) {
 
 // cursor returns the cursor for depth d; cursors stay where they are, so
 // that Parent pointers hold while the stack grows.
-func (w *Walker) cursor(d int) *Cursor {
+func (w *walker) cursor(d int) *Cursor {
 	for len(w.cursors) <= d {
 		w.cursors = append(w.cursors, nil)
 	}
@@ -228,7 +235,7 @@ func (w *Walker) cursor(d int) *Cursor {
 
 // visit calls the visitors active (bits of active) at c, the cursor of
 // depth d, then goes on below with those that asked to.
-func (w *Walker) visit(c *Cursor, d int, active uint64) {
+func (w *walker) visit(c *Cursor, d int, active uint64) {
 	if c.reading == outside {
 		active &= w.untyped // nothing below is typed
 	}
@@ -275,7 +282,7 @@ func (w *Walker) visit(c *Cursor, d int, active uint64) {
 	}
 }
 
-func (w *Walker) unknownField(c *Cursor, k *yaml.Node, active uint64) {
+func (w *walker) unknownField(c *Cursor, k *yaml.Node, active uint64) {
 	for i, v := range w.vs {
 		if active&(1<<i) != 0 && v.UnknownField != nil {
 			v.UnknownField(c, k)

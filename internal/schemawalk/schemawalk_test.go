@@ -55,13 +55,15 @@ func trace(t *testing.T, src string, builtinOnly bool) string {
 		}
 		return true
 	}}
-	var w Walker
-	w.Walk(f.Objects[0], []*Visitor{typed, untyped})
+	Walk(f.Objects[0], []*Visitor{typed, untyped})
 	return b.String()
 }
 
-func TestWalkBuiltin(t *testing.T) {
-	got := trace(t, `apiVersion: v1
+// TestWalk shows, for each reading, which nodes get which type.
+func TestWalk(t *testing.T) {
+	tests := []struct{ name, src, want string }{{
+		name: "builtin",
+		src: `apiVersion: v1
 kind: ConfigMap
 metadata:
   name: &n x
@@ -70,8 +72,8 @@ metadata:
   !!null annotations: {a: b}
   on: 1
 data: [1]
-`, true)
-	want := `typed : ConfigMap
+`,
+		want: `typed : ConfigMap
 typed apiVersion: string
 typed kind: string
 typed metadata: ObjectMeta
@@ -90,9 +92,59 @@ unknown metadata: true
 untyped metadata.on
 typed data: map
 untyped data[0]
-`
-	if got != want {
-		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+`,
+	}, {
+		name: "kustomization",
+		src: `apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+metadata: {name: a}
+metadata: {name: b}
+commonLabels: {a: b}
+labels:
+  - pairs: {c: d}
+    includeSelectors: true
+resources: [x.yaml]
+`,
+		want: `untyped 
+untyped apiVersion
+untyped kind
+typed metadata: ObjectMeta
+typed metadata.name: string
+untyped metadata
+untyped metadata.name
+typed commonLabels: map
+typed commonLabels.a: string
+untyped labels
+untyped labels[0]
+typed labels[0].pairs: map
+typed labels[0].pairs.c: string
+untyped labels[0].includeSelectors
+untyped resources
+untyped resources[0]
+`,
+	}, {
+		name: "crd",
+		src: `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: a}
+spec:
+  selector: {matchLabels: {a: b}}
+`,
+		want: `untyped 
+untyped apiVersion
+untyped kind
+typed metadata: ObjectMeta
+typed metadata.name: string
+untyped spec
+untyped spec.selector
+untyped spec.selector.matchLabels
+untyped spec.selector.matchLabels.a
+`,
+	}}
+	for _, tt := range tests {
+		if got := trace(t, tt.src, false); got != tt.want {
+			t.Errorf("%s: got:\n%s\nwant:\n%s", tt.name, got, tt.want)
+		}
 	}
 }
 
@@ -124,61 +176,6 @@ spec:
 	}
 }
 
-func TestWalkKustomization(t *testing.T) {
-	got := trace(t, `apiVersion: kustomize.config.k8s.io/v1beta1
-kind: Kustomization
-metadata: {name: a}
-metadata: {name: b}
-commonLabels: {a: b}
-labels:
-  - pairs: {c: d}
-    includeSelectors: true
-resources: [x.yaml]
-`, false)
-	want := `untyped 
-untyped apiVersion
-untyped kind
-typed metadata: ObjectMeta
-typed metadata.name: string
-untyped metadata
-untyped metadata.name
-typed commonLabels: map
-typed commonLabels.a: string
-untyped labels
-untyped labels[0]
-typed labels[0].pairs: map
-typed labels[0].pairs.c: string
-untyped labels[0].includeSelectors
-untyped resources
-untyped resources[0]
-`
-	if got != want {
-		t.Errorf("got:\n%s\nwant:\n%s", got, want)
-	}
-}
-
-func TestWalkCRD(t *testing.T) {
-	got := trace(t, `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: a}
-spec:
-  selector: {matchLabels: {a: b}}
-`, false)
-	want := `untyped 
-untyped apiVersion
-untyped kind
-typed metadata: ObjectMeta
-typed metadata.name: string
-untyped spec
-untyped spec.selector
-untyped spec.selector.matchLabels
-untyped spec.selector.matchLabels.a
-`
-	if got != want {
-		t.Errorf("got:\n%s\nwant:\n%s", got, want)
-	}
-}
-
 // TestWalkPrunesPerVisitor: a visitor that stops at a node stops alone.
 func TestWalkPrunesPerVisitor(t *testing.T) {
 	f := manifest.Parse("t.yaml", []byte("apiVersion: v1\nkind: Pod\nspec:\n  containers: [{name: a}]\n"), manifest.Context{})
@@ -189,8 +186,7 @@ func TestWalkPrunesPerVisitor(t *testing.T) {
 	}}
 	done := false
 	goOn := &Visitor{Enter: func(c *Cursor) bool { went = append(went, c.Path.String()); return true }, Done: func() { done = true }}
-	var w Walker
-	w.Walk(f.Objects[0], []*Visitor{stop, nil, goOn})
+	Walk(f.Objects[0], []*Visitor{stop, nil, goOn})
 	if want := "[ apiVersion kind spec]"; fmt.Sprint(stopped) != want {
 		t.Errorf("stopping visitor saw %v, want %s", stopped, want)
 	}
@@ -210,8 +206,7 @@ func TestWalkManyVisitors(t *testing.T) {
 	for i := range counts {
 		vs = append(vs, &Visitor{Untyped: i%2 == 0, Enter: func(*Cursor) bool { counts[i]++; return true }, Done: func() { done++ }})
 	}
-	var w Walker
-	w.Walk(f.Objects[0], vs)
+	Walk(f.Objects[0], vs)
 	for i, n := range counts {
 		if n != 9 {
 			t.Errorf("visitor %d: %d nodes, want 9", i, n)
