@@ -111,9 +111,9 @@ type pendingFinding struct {
 	message, unfixed string
 }
 
-func visitAmbiguous(p *analysis.Pass) *schemawalk.Visitor {
+func visitAmbiguous(p *analysis.Pass) schemawalk.Visitor {
 	w := &scalarChecker{p: p}
-	return &schemawalk.Visitor{Enter: w.enter, Done: w.finish}
+	return schemawalk.Visitor{Enter: w.enter, Done: w.finish}
 }
 
 // enter judges the values of string fields, and the keys and values of

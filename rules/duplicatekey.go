@@ -48,9 +48,9 @@ data:
 // visitDuplicates looks at every mapping of the object, typed or not.
 // Aliases are not followed (what they name is visited where it is
 // defined), so the walk is linear in the size of the document.
-func visitDuplicates(p *analysis.Pass) *schemawalk.Visitor {
+func visitDuplicates(p *analysis.Pass) schemawalk.Visitor {
 	w := &dupChecker{p: p}
-	return &schemawalk.Visitor{Enter: w.enter, Untyped: true}
+	return schemawalk.Visitor{Enter: w.enter, Untyped: true}
 }
 
 type dupChecker struct {

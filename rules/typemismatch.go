@@ -184,9 +184,9 @@ type typeChecker struct {
 
 // visitTypes judges only built-in kinds: a custom resource's schema is not
 // known.
-func visitTypes(p *analysis.Pass) *schemawalk.Visitor {
+func visitTypes(p *analysis.Pass) schemawalk.Visitor {
 	w := &typeChecker{p: p}
-	return &schemawalk.Visitor{Enter: w.enter, BuiltinOnly: true}
+	return schemawalk.Visitor{Enter: w.enter, BuiltinOnly: true}
 }
 
 // enter judges one node against its type; the walk goes on below the

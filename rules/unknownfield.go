@@ -79,9 +79,9 @@ type fieldChecker struct {
 
 // visitFields judges only built-in kinds: a custom resource's schema is not
 // known.
-func visitFields(p *analysis.Pass) *schemawalk.Visitor {
+func visitFields(p *analysis.Pass) schemawalk.Visitor {
 	w := &fieldChecker{p: p}
-	return &schemawalk.Visitor{Enter: w.enter, UnknownField: w.unknown, BuiltinOnly: true}
+	return schemawalk.Visitor{Enter: w.enter, UnknownField: w.unknown, BuiltinOnly: true}
 }
 
 // enter goes on below the nodes that can hold fields: mappings of a struct

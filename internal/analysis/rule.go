@@ -33,11 +33,12 @@ type Rule struct {
 	// Visit makes the rule a visitor of the walk the engine makes once
 	// per object, along the object's Kubernetes types, for every rule that
 	// sets it (see schemawalk.Visitor): the rule judges what the walk shows
-	// it and has no walking loop of its own. Visit returns nil for an
-	// object the rule has nothing to look at in. Such a rule sets Check to
+	// it and has no walking loop of its own. Visit returns the zero
+	// Visitor for an object the rule has nothing to look at in. Such a
+	// rule sets Check to
 	// WalkAlone(Visit) as well, for whatever runs one rule by itself (its
 	// tests, its benchmark); the engine calls Visit, never that Check.
-	Visit func(p *Pass) *schemawalk.Visitor
+	Visit func(p *Pass) schemawalk.Visitor
 
 	// CheckFile runs once per parsed file, for what is not an object
 	// (documents that are a bare value or a list).
@@ -123,12 +124,8 @@ func (p *Pass) Rename(key *yaml.Node, to, message string) *Fix {
 
 // WalkAlone is the Check of a rule that sets Visit: the walk of one
 // object with that rule's visitor alone.
-func WalkAlone(visit func(p *Pass) *schemawalk.Visitor) func(p *Pass) {
-	return func(p *Pass) {
-		if v := visit(p); v != nil {
-			schemawalk.Walk(p.Object, []*schemawalk.Visitor{v})
-		}
-	}
+func WalkAlone(visit func(p *Pass) schemawalk.Visitor) func(p *Pass) {
+	return func(p *Pass) { schemawalk.Walk(p.Object, []schemawalk.Visitor{visit(p)}) }
 }
 
 // FilePass is what a file-level rule sees of one parsed file.

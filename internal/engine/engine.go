@@ -459,7 +459,7 @@ func (e *Engine) lint(f *manifest.File, ig lineIgnores) []analysis.Finding {
 // rules that visit the typed walk share one walk of each object.
 func (e *Engine) checkObjects(objs []*manifest.Object, out []analysis.Finding) []analysis.Finding {
 	sink := func(fd analysis.Finding) { out = append(out, fd) }
-	var buf [8]*schemawalk.Visitor
+	var buf [8]schemawalk.Visitor
 	for _, obj := range objs {
 		ignored := analysis.IgnoredRules(obj)
 		visitors := buf[:0]
@@ -469,9 +469,7 @@ func (e *Engine) checkObjects(objs []*manifest.Object, out []analysis.Finding) [
 			}
 			p := analysis.NewPass(r, obj, e.cfg, sink)
 			if r.Visit != nil {
-				if v := r.Visit(p); v != nil {
-					visitors = append(visitors, v)
-				}
+				visitors = append(visitors, r.Visit(p))
 				continue
 			}
 			r.Check(p)

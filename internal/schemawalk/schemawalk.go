@@ -41,7 +41,10 @@ import (
 //   - The fields of a Struct are found by their key as kubectl reads it
 //     (KeyText: on is "true"); a key that is not a scalar, and the merge key
 //     <<, are no field. UnknownField is called for a scalar key that names
-//     no field, with the struct's cursor; its value has no type.
+//     no field, with the struct's cursor; its value has no type. In a Map,
+//     every value has the map's value type, a merge key's too: a visitor
+//     that judges what an alias merges in where it is defined declines it
+//     (IsMergeKey(c.Key)).
 //   - BuiltinOnly visitors skip objects whose kind the schema does not
 //     describe (custom resources, Kustomizations), whose types the walk
 //     only guesses.
@@ -51,12 +54,13 @@ import (
 //     every node has been seen (ambiguous-scalar's anchors).
 //
 // A visitor reports through its pass, naming the field with the cursor's
-// path (Path.String()). Fields left nil are not called. A rule that wants
+// path (Path.String()). Fields left nil are not called; the zero Visitor,
+// for an object a rule has nothing to look at in, sees nothing. A rule that wants
 // every image to have a tag would be, in its analysis.Rule, Visit:
 // visitImages and Check: analysis.WalkAlone(visitImages), with:
 //
-//	func visitImages(p *analysis.Pass) *schemawalk.Visitor {
-//		return &schemawalk.Visitor{BuiltinOnly: true, Enter: func(c *schemawalk.Cursor) bool {
+//	func visitImages(p *analysis.Pass) schemawalk.Visitor {
+//		return schemawalk.Visitor{BuiltinOnly: true, Enter: func(c *schemawalk.Cursor) bool {
 //			if c.Key != nil && c.Key.Value == "image" && c.Parent.Type.Name() == "io.k8s.api.core.v1.Container" &&
 //				!strings.Contains(c.Node.Value, ":") {
 //				p.Report(c.Node, c.Path.String(), nil, "image %s has no tag", c.Node.Value)
@@ -146,9 +150,9 @@ var (
 // files hold one or two objects, and its stack would be allocated again
 // for each).
 type walker struct {
-	all     []*Visitor // those of the current Walk
-	vs      []*Visitor // those of the current pass over the object
-	untyped uint64     // bit i: vs[i].Untyped
+	all     []Visitor // those of the current Walk
+	vs      []Visitor // those of the current pass over the object
+	untyped uint64    // bit i: vs[i].Untyped
 	cursors []*Cursor
 	path    manifest.FieldPath
 }
@@ -159,14 +163,14 @@ var walkers = sync.Pool{New: func() any { return new(walker) }}
 // each in a word.
 const maxVisitors = 64
 
-// Walk walks obj once for every visitor of vs (nil ones left out), then
-// calls their Done in order.
-func Walk(obj *manifest.Object, vs []*Visitor) {
+// Walk walks obj once for every visitor of vs, then calls their Done in
+// order.
+func Walk(obj *manifest.Object, vs []Visitor) {
 	w := walkers.Get().(*walker)
 	defer walkers.Put(w)
 	w.all = w.all[:0]
 	for _, v := range vs {
-		if v != nil {
+		if v.Enter != nil || v.UnknownField != nil || v.Done != nil {
 			w.all = append(w.all, v)
 		}
 	}
@@ -174,8 +178,8 @@ func Walk(obj *manifest.Object, vs []*Visitor) {
 		w.vs = rest[:min(len(rest), maxVisitors)]
 		w.walk(obj)
 	}
-	for _, v := range w.all {
-		if v.Done != nil {
+	for i := range w.all {
+		if v := &w.all[i]; v.Done != nil {
 			v.Done()
 		}
 	}
@@ -191,7 +195,8 @@ func Walk(obj *manifest.Object, vs []*Visitor) {
 func (w *walker) walk(obj *manifest.Object) {
 	w.untyped = 0
 	var builtinOnly uint64
-	for i, v := range w.vs {
+	for i := range w.vs {
+		v := &w.vs[i]
 		if v.Untyped {
 			w.untyped |= 1 << i
 		}
@@ -239,8 +244,8 @@ func (w *walker) visit(c *Cursor, d int, active uint64) {
 	if c.reading == outside {
 		active &= w.untyped // nothing below is typed
 	}
-	for i, v := range w.vs {
-		bit := uint64(1) << i
+	for i := range w.vs {
+		v, bit := &w.vs[i], uint64(1)<<i
 		if active&bit == 0 || !c.Typed && !v.Untyped || v.Enter == nil {
 			continue
 		}
@@ -283,8 +288,8 @@ func (w *walker) visit(c *Cursor, d int, active uint64) {
 }
 
 func (w *walker) unknownField(c *Cursor, k *yaml.Node, active uint64) {
-	for i, v := range w.vs {
-		if active&(1<<i) != 0 && v.UnknownField != nil {
+	for i := range w.vs {
+		if v := &w.vs[i]; active&(1<<i) != 0 && v.UnknownField != nil {
 			v.UnknownField(c, k)
 		}
 	}

@@ -37,7 +37,7 @@ func trace(t *testing.T, src string, builtinOnly bool) string {
 		t.Fatalf("objects: %d, errors %v", len(f.Objects), f.Errors)
 	}
 	var b strings.Builder
-	typed := &Visitor{
+	typed := Visitor{
 		BuiltinOnly: builtinOnly,
 		Enter: func(c *Cursor) bool {
 			name := c.Type.Name()
@@ -49,13 +49,13 @@ func trace(t *testing.T, src string, builtinOnly bool) string {
 		},
 		UnknownField: func(c *Cursor, k *yaml.Node) { fmt.Fprintf(&b, "unknown %s: %s\n", c.Path, KeyText(k)) },
 	}
-	untyped := &Visitor{Untyped: true, Enter: func(c *Cursor) bool {
+	untyped := Visitor{Untyped: true, Enter: func(c *Cursor) bool {
 		if !c.Typed {
 			fmt.Fprintf(&b, "untyped %s\n", c.Path)
 		}
 		return true
 	}}
-	Walk(f.Objects[0], []*Visitor{typed, untyped})
+	Walk(f.Objects[0], []Visitor{typed, untyped})
 	return b.String()
 }
 
@@ -180,13 +180,13 @@ spec:
 func TestWalkPrunesPerVisitor(t *testing.T) {
 	f := manifest.Parse("t.yaml", []byte("apiVersion: v1\nkind: Pod\nspec:\n  containers: [{name: a}]\n"), manifest.Context{})
 	var stopped, went []string
-	stop := &Visitor{Enter: func(c *Cursor) bool {
+	stop := Visitor{Enter: func(c *Cursor) bool {
 		stopped = append(stopped, c.Path.String())
 		return c.Type.Kind() != schema.Struct || len(c.Path) == 0
 	}}
 	done := false
-	goOn := &Visitor{Enter: func(c *Cursor) bool { went = append(went, c.Path.String()); return true }, Done: func() { done = true }}
-	Walk(f.Objects[0], []*Visitor{stop, nil, goOn})
+	goOn := Visitor{Enter: func(c *Cursor) bool { went = append(went, c.Path.String()); return true }, Done: func() { done = true }}
+	Walk(f.Objects[0], []Visitor{stop, {}, goOn})
 	if want := "[ apiVersion kind spec]"; fmt.Sprint(stopped) != want {
 		t.Errorf("stopping visitor saw %v, want %s", stopped, want)
 	}
@@ -202,9 +202,9 @@ func TestWalkPrunesPerVisitor(t *testing.T) {
 func TestWalkManyVisitors(t *testing.T) {
 	f := manifest.Parse("t.yaml", []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: a}]}\n"), manifest.Context{})
 	counts, done := make([]int, 2*maxVisitors+3), 0
-	var vs []*Visitor
+	var vs []Visitor
 	for i := range counts {
-		vs = append(vs, &Visitor{Untyped: i%2 == 0, Enter: func(*Cursor) bool { counts[i]++; return true }, Done: func() { done++ }})
+		vs = append(vs, Visitor{Untyped: i%2 == 0, Enter: func(*Cursor) bool { counts[i]++; return true }, Done: func() { done++ }})
 	}
 	Walk(f.Objects[0], vs)
 	for i, n := range counts {
