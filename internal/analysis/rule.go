@@ -35,9 +35,9 @@ type Rule struct {
 	// sets it (see schemawalk.Visitor): the rule judges what the walk shows
 	// it and has no walking loop of its own. Visit returns the zero
 	// Visitor for an object the rule has nothing to look at in. Such a
-	// rule sets Check to
-	// WalkAlone(Visit) as well, for whatever runs one rule by itself (its
-	// tests, its benchmark); the engine calls Visit, never that Check.
+	// rule sets Check to WalkAlone(Visit) as well, for whatever runs one
+	// rule by itself (its tests, its benchmark); the engine calls Visit,
+	// never that Check.
 	Visit func(p *Pass) schemawalk.Visitor
 
 	// CheckFile runs once per parsed file, for what is not an object

@@ -55,9 +55,9 @@ import (
 //
 // A visitor reports through its pass, naming the field with the cursor's
 // path (Path.String()). Fields left nil are not called; the zero Visitor,
-// for an object a rule has nothing to look at in, sees nothing. A rule that wants
-// every image to have a tag would be, in its analysis.Rule, Visit:
-// visitImages and Check: analysis.WalkAlone(visitImages), with:
+// for an object a rule has nothing to look at in, sees nothing. A rule
+// that wants every image to have a tag would be, in its analysis.Rule,
+// Visit: visitImages and Check: analysis.WalkAlone(visitImages), with:
 //
 //	func visitImages(p *analysis.Pass) schemawalk.Visitor {
 //		return schemawalk.Visitor{BuiltinOnly: true, Enter: func(c *schemawalk.Cursor) bool {
