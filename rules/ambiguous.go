@@ -1,13 +1,14 @@
 package rules
 
 import (
+	"slices"
 	"strconv"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
-	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/schema"
+	"github.com/shipshape-dev/shipshape/internal/schemawalk"
 	"github.com/shipshape-dev/shipshape/internal/yaml11"
 )
 
@@ -86,20 +87,13 @@ spec:
 	Fixable:    true,
 	ValueLevel: true,
 	Source:     true,
-	Check:      checkAmbiguous,
+	Visit:      visitAmbiguous,
+	Check:      analysis.WalkAlone(visitAmbiguous),
 })
 
-var (
-	objectMetaType, _    = schema.Named("ObjectMeta")
-	podTemplateType, _   = schema.Named("PodTemplateSpec")
-	labelSelectorType, _ = schema.Named("LabelSelector")
-	stringMapType        = func() schema.Type { t, _ := schema.Named("ObjectMeta"); l, _ := t.Field("labels"); return l }()
-)
-
-// scalarWalker visits the string positions of one object.
-type scalarWalker struct {
-	p    *analysis.Pass
-	path manifest.FieldPath
+// scalarChecker judges the string positions of one object.
+type scalarChecker struct {
+	p *analysis.Pass
 	// uses counts, for each anchored plain scalar, the string positions it
 	// was met in, as itself or through an alias; pending holds the findings
 	// whose fix quotes such a scalar until the walk has shown whether every
@@ -118,166 +112,61 @@ type pendingFinding struct {
 	message, unfixed string
 }
 
-func checkAmbiguous(p *analysis.Pass) {
-	w := &scalarWalker{p: p, path: make(manifest.FieldPath, 0, 16)}
-	obj := p.Object
-	if t, ok := schema.ForObject(obj.APIVersion, obj.Kind); ok {
-		w.typed(obj.Node, t, false)
-	} else {
-		switch {
-		case obj.Kind == "Kustomization" && obj.Group() == "kustomize.config.k8s.io":
-			w.kustomization(obj.Node)
-		case obj.Kind == "CustomResourceDefinition":
-			// Its schema mentions metadata, selectors and templates as
-			// property names; only its own metadata holds values.
-			w.field(obj.Node, "metadata", objectMetaType)
-		default:
-			w.generic(obj.Node)
-		}
-	}
-	w.finish()
+func visitAmbiguous(p *analysis.Pass) schemawalk.Visitor {
+	w := &scalarChecker{p: p}
+	return schemawalk.Visitor{Enter: w.enter, Done: w.finish}
 }
 
-func (w *scalarWalker) field(m *yaml.Node, key string, t schema.Type) {
-	if v := manifest.MapGet(m, key); v != nil {
-		n := len(w.path)
-		w.path = w.path.Key(key)
-		w.typed(v, t, false)
-		w.path = w.path[:n]
+// enter judges the values of string fields, and the keys and values of
+// string maps (a map's keys are strings whatever its values are).
+func (w *scalarChecker) enter(c *schemawalk.Cursor) bool {
+	if c.Parent != nil && c.Parent.Type.Kind() == schema.Map {
+		w.scalar(c, c.Key, true, true)
 	}
-}
-
-// kustomization covers the string maps kustomize reads with a YAML 1.1
-// decoder too.
-func (w *scalarWalker) kustomization(root *yaml.Node) {
-	w.field(root, "metadata", objectMetaType)
-	w.field(root, "commonLabels", stringMapType)
-	w.field(root, "commonAnnotations", stringMapType)
-	if labels := manifest.MapGet(root, "labels"); labels != nil && labels.Kind == yaml.SequenceNode {
-		for i, l := range labels.Content {
-			n := len(w.path)
-			w.path = w.path.Key("labels").Index(i)
-			w.field(l, "pairs", stringMapType)
-			w.path = w.path[:n]
-		}
-	}
-}
-
-// generic walks a custom resource: its metadata, and wherever it embeds
-// something shaped like a pod template or a label selector.
-func (w *scalarWalker) generic(n *yaml.Node) {
-	switch n.Kind {
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			depth := len(w.path)
-			w.path = w.path.Key(k.Value)
-			switch {
-			case k.Value == "metadata" && v.Kind == yaml.MappingNode:
-				w.typed(v, objectMetaType, false)
-			case looksLikePodTemplate(v):
-				w.typed(v, podTemplateType, false)
-			case looksLikeSelector(v):
-				w.typed(v, labelSelectorType, false)
-			default:
-				w.generic(v)
-			}
-			w.path = w.path[:depth]
-		}
-	case yaml.SequenceNode:
-		for i, c := range n.Content {
-			depth := len(w.path)
-			w.path = w.path.Index(i)
-			w.generic(c)
-			w.path = w.path[:depth]
-		}
-	}
-}
-
-func looksLikePodTemplate(n *yaml.Node) bool {
-	c := manifest.Path(n, "spec", "containers")
-	return c != nil && c.Kind == yaml.SequenceNode
-}
-
-func looksLikeSelector(n *yaml.Node) bool {
-	if n.Kind != yaml.MappingNode {
-		return false
-	}
-	for i := 0; i < len(n.Content); i += 2 {
-		if k := n.Content[i].Value; k != "matchLabels" && k != "matchExpressions" {
-			return false
-		}
-	}
-	return len(n.Content) > 0
-}
-
-// typed walks n as API type t. inCollection is set for list items and map
-// values, where a null deletes or blanks an entry instead of unsetting a field.
-func (w *scalarWalker) typed(n *yaml.Node, t schema.Type, inCollection bool) {
-	switch t.Kind() {
+	switch c.Type.Kind() {
 	case schema.String, schema.Bytes:
-		w.scalar(n, inCollection, false)
-	case schema.Struct:
-		if n.Kind != yaml.MappingNode {
-			return
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			ft, ok := t.Field(k.Value)
-			if !ok || ft.IsScalar() && ft.Kind() != schema.String && ft.Kind() != schema.Bytes {
-				continue
-			}
-			depth := len(w.path)
-			w.path = w.path.Key(k.Value)
-			w.typed(v, ft, false)
-			w.path = w.path[:depth]
-		}
-	case schema.List:
-		if n.Kind != yaml.SequenceNode {
-			return
-		}
-		elem := t.Elem()
-		for i, c := range n.Content {
-			depth := len(w.path)
-			w.path = w.path.Index(i)
-			w.typed(c, elem, true)
-			w.path = w.path[:depth]
-		}
-	case schema.Map:
-		if n.Kind != yaml.MappingNode {
-			return
-		}
-		elem := t.Elem()
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			depth := len(w.path)
-			w.path = w.path.Key(keyName(k))
-			w.scalar(k, true, true)
-			w.typed(v, elem, true)
-			w.path = w.path[:depth]
-		}
-	case schema.Unknown:
-		w.generic(n)
+		w.scalar(c, c.Node, c.InCollection(), false)
+	case schema.Struct, schema.List, schema.Map, schema.Unknown:
+		return true
 	}
+	return false
+}
+
+// pathOf is the field path of a finding at c. A key of a map that is an
+// alias is named by the scalar it stands for, the key kubectl reads.
+func pathOf(c *schemawalk.Cursor) string {
+	path, copied := c.Path, false
+	for x := c; x.Parent != nil; x = x.Parent {
+		if x.Key == nil || x.Key.Kind != yaml.AliasNode || x.Parent.Type.Kind() != schema.Map {
+			continue
+		}
+		if name := keyName(x.Key); name != x.Key.Value {
+			if !copied {
+				path, copied = slices.Clone(path), true // the walk's, shared
+			}
+			path[len(x.Path)-1].Key = name
+		}
+	}
+	return path.String()
 }
 
 // scalar judges a value or key n in a string position: what kubectl reads
 // from it, and whether that is the string it looks like.
-func (w *scalarWalker) scalar(n *yaml.Node, inCollection, isKey bool) {
+func (w *scalarChecker) scalar(c *schemawalk.Cursor, n *yaml.Node, inCollection, isKey bool) {
 	switch {
 	case n.Kind == yaml.ScalarNode && n.Style == 0:
-		w.plain(n, inCollection, isKey)
+		w.plain(c, n, inCollection, isKey)
 	case n.Kind == yaml.ScalarNode && n.Style&yaml.TaggedStyle != 0:
-		w.tagged(n, inCollection, isKey)
+		w.tagged(c, n, inCollection, isKey)
 	case n.Kind == yaml.AliasNode && n.Alias != nil:
-		w.alias(n, inCollection, isKey)
+		w.alias(c, n, inCollection, isKey)
 	}
 	// Quoted and block scalars are strings; a mapping or a sequence in a
 	// string position is type-mismatch's finding.
 }
 
 // plain: only plain text is re-read by YAML 1.1.
-func (w *scalarWalker) plain(n *yaml.Node, inCollection, isKey bool) {
+func (w *scalarChecker) plain(c *schemawalk.Cursor, n *yaml.Node, inCollection, isKey bool) {
 	if n.Anchor != "" {
 		w.use(n)
 	}
@@ -292,7 +181,7 @@ func (w *scalarWalker) plain(n *yaml.Node, inCollection, isKey bool) {
 		lead = "unquoted key " + n.Value + isReadAs
 	}
 	remedy := "quote it (" + strconv.Quote(n.Value) + ")"
-	path := w.path.String()
+	path := pathOf(c)
 	switch {
 	case n.Value == "":
 		// QuoteScalar has nothing to quote in `key:`; whether "" or no
@@ -316,7 +205,7 @@ func (w *scalarWalker) plain(n *yaml.Node, inCollection, isKey bool) {
 // tagged: an explicit tag decides the type whatever the quoting, so
 // !!int "3" is a number for kubectl; !!str and tags v2 does not resolve
 // (!foo) leave the text a string. No fix: quoting does not remove a tag.
-func (w *scalarWalker) tagged(n *yaml.Node, inCollection, isKey bool) {
+func (w *scalarChecker) tagged(c *schemawalk.Cursor, n *yaml.Node, inCollection, isKey bool) {
 	tag := n.ShortTag()
 	if tag == "!!str" || tag == "!!binary" {
 		return // a string (!!binary: the one its base64 text decodes to)
@@ -330,16 +219,16 @@ func (w *scalarWalker) tagged(n *yaml.Node, inCollection, isKey bool) {
 	remedy := "remove the tag (write " + strconv.Quote(n.Value) + ")"
 	switch {
 	case err != nil:
-		w.p.Report(n, w.path.String(), nil,
+		w.p.Report(n, pathOf(c), nil,
 			"%s is not a string, and kubectl (YAML 1.1) cannot read the document (%v): %s", subject, err, remedy)
 	case ok && v.Kind != yaml11.String && changes(n.Value, v, inCollection, isKey):
-		w.p.Report(n, w.path.String(), nil, "%s", readAs(subject+isReadAs, v, n.Value, isKey, remedy))
+		w.p.Report(n, pathOf(c), nil, "%s", readAs(subject+isReadAs, v, n.Value, isKey, remedy))
 	}
 }
 
 // alias: kubectl replaces *a by the node &a names, so the alias is what
 // that node is, wherever the anchor stands.
-func (w *scalarWalker) alias(n *yaml.Node, inCollection, isKey bool) {
+func (w *scalarChecker) alias(c *schemawalk.Cursor, n *yaml.Node, inCollection, isKey bool) {
 	target := n.Alias
 	if target.Kind != yaml.ScalarNode {
 		return
@@ -373,7 +262,7 @@ func (w *scalarWalker) alias(n *yaml.Node, inCollection, isKey bool) {
 	lead := what + " *" + n.Value + " stands for " + text + ", which kubectl (YAML 1.1) reads as "
 	quoted := strconv.Quote(target.Value)
 	remedy := "write " + quoted + " instead of the alias"
-	path := w.path.String()
+	path := pathOf(c)
 	if target.Style != 0 || target.Value == "" {
 		w.p.Report(n, path, nil, "%s", readAs(lead, v, target.Value, isKey, remedy))
 		return
@@ -388,7 +277,7 @@ func (w *scalarWalker) alias(n *yaml.Node, inCollection, isKey bool) {
 }
 
 // use records that the anchored plain scalar n is used in a string position.
-func (w *scalarWalker) use(n *yaml.Node) {
+func (w *scalarChecker) use(n *yaml.Node) {
 	if w.uses == nil {
 		w.uses = map[*yaml.Node]int{}
 	}
@@ -402,7 +291,7 @@ func (w *scalarWalker) use(n *yaml.Node) {
 // copies are never walked, so any of them makes it unfixable. The uses are
 // counted in the whole document, which the object is, unless it is an
 // item of a List: then nothing anchored is fixed.
-func (w *scalarWalker) finish() {
+func (w *scalarChecker) finish() {
 	if len(w.pending) == 0 {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/schemawalk"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -41,44 +42,31 @@ data:
 `,
 	ValueLevel: true,
 	Source:     true,
-	Check:      checkDuplicateKeys,
+	Visit:      visitDuplicates,
+	Check:      analysis.WalkAlone(visitDuplicates),
 })
 
-func checkDuplicateKeys(p *analysis.Pass) {
-	w := &dupWalker{p: p, path: make(manifest.FieldPath, 0, 16)}
-	w.walk(p.Object.Node)
+// visitDuplicates looks at every mapping of the object, typed or not.
+// Aliases are not followed (what they name is visited where it is
+// defined), so the walk is linear in the size of the document.
+func visitDuplicates(p *analysis.Pass) schemawalk.Visitor {
+	w := &dupChecker{p: p}
+	return schemawalk.Visitor{Enter: w.enter, Untyped: true}
 }
 
-type dupWalker struct {
+type dupChecker struct {
 	p    *analysis.Pass
-	path manifest.FieldPath
 	seen map[string]*yaml.Node // reused for large mappings
 }
 
-// walk visits every mapping below n through its own nodes; aliases are not
-// followed (what they name is visited where it is defined), so the walk is
-// linear in the size of the document.
-func (w *dupWalker) walk(n *yaml.Node) {
-	switch n.Kind {
-	case yaml.MappingNode:
-		w.mapping(n)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			depth := len(w.path)
-			w.path = w.path.Key(n.Content[i].Value)
-			w.walk(n.Content[i+1])
-			w.path = w.path[:depth]
-		}
-	case yaml.SequenceNode:
-		for i, c := range n.Content {
-			depth := len(w.path)
-			w.path = w.path.Index(i)
-			w.walk(c)
-			w.path = w.path[:depth]
-		}
+func (w *dupChecker) enter(c *schemawalk.Cursor) bool {
+	if c.Node.Kind == yaml.MappingNode {
+		w.mapping(c.Node, c.Path)
 	}
+	return true
 }
 
-func (w *dupWalker) mapping(n *yaml.Node) {
+func (w *dupChecker) mapping(n *yaml.Node, path manifest.FieldPath) {
 	keys := len(n.Content) / 2
 	if keys < 2 {
 		return
@@ -89,13 +77,13 @@ func (w *dupWalker) mapping(n *yaml.Node) {
 		var ok [16]bool
 		for i := 0; i < keys; i++ {
 			if k := n.Content[2*i]; comparableKey(k) {
-				texts[i], ok[i] = jsonKey(k), true
+				texts[i], ok[i] = schemawalk.KeyText(k), true
 			}
 		}
 		for i := 1; i < keys; i++ {
 			for j := 0; ok[i] && j < i; j++ {
 				if ok[j] && texts[j] == texts[i] {
-					w.report(n.Content[2*j], n.Content[2*i], texts[i])
+					w.report(path, n.Content[2*j], n.Content[2*i], texts[i])
 					break
 				}
 			}
@@ -111,9 +99,9 @@ func (w *dupWalker) mapping(n *yaml.Node) {
 		if !comparableKey(k) {
 			continue
 		}
-		text := jsonKey(k)
+		text := schemawalk.KeyText(k)
 		if f, ok := w.seen[text]; ok {
-			w.report(f, k, text)
+			w.report(path, f, k, text)
 			continue
 		}
 		w.seen[text] = k
@@ -122,13 +110,13 @@ func (w *dupWalker) mapping(n *yaml.Node) {
 
 // comparableKey: scalar keys other than the merge key `<<`.
 func comparableKey(k *yaml.Node) bool {
-	return k.Kind == yaml.ScalarNode && !isMergeKey(k)
+	return k.Kind == yaml.ScalarNode && !schemawalk.IsMergeKey(k)
 }
 
 // report names no line in the message: fix and the KRM function match
 // findings before and after a fix by their message, and fixes move lines.
-func (w *dupWalker) report(first, second *yaml.Node, text string) {
-	path := w.path.Key(second.Value).String()
+func (w *dupChecker) report(in manifest.FieldPath, first, second *yaml.Node, text string) {
+	path := in.Key(second.Value).String()
 	if first.Value != second.Value {
 		w.p.Report(second, path, nil,
 			"key %s repeats the key %s above it: kubectl reads both as the key %s (YAML 1.1), so one of the values is lost or the document is rejected: remove or quote one",

@@ -9,8 +9,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
-	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/schema"
+	"github.com/shipshape-dev/shipshape/internal/schemawalk"
 	"github.com/shipshape-dev/shipshape/internal/yaml11"
 )
 
@@ -75,7 +75,8 @@ spec:
             - containerPort: 80
 `,
 	ValueLevel: true,
-	Check:      checkTypes,
+	Visit:      visitTypes,
+	Check:      analysis.WalkAlone(visitTypes),
 	// Documents that are a bare value or a list of objects: kubectl wants
 	// an object per document.
 	CheckFile: func(p *analysis.FilePass) {
@@ -176,94 +177,64 @@ func wholeNumber(v yaml11.Value) bool {
 	return err == nil
 }
 
-// typeWalker checks the values of one built-in object against its type.
-type typeWalker struct {
-	p    *analysis.Pass
-	path manifest.FieldPath
+// typeChecker checks the values of one built-in object against its type.
+type typeChecker struct {
+	p *analysis.Pass
 }
 
-func checkTypes(p *analysis.Pass) {
-	obj := p.Object
-	t, ok := schema.ForObject(obj.APIVersion, obj.Kind)
-	if !ok {
-		return
+// visitTypes judges only built-in kinds: a custom resource's schema is not
+// known.
+func visitTypes(p *analysis.Pass) schemawalk.Visitor {
+	w := &typeChecker{p: p}
+	return schemawalk.Visitor{Enter: w.enter, BuiltinOnly: true}
+}
+
+// enter judges one node against its type; the walk goes on below the
+// mappings and lists of the right shape.
+func (w *typeChecker) enter(c *schemawalk.Cursor) bool {
+	if c.Key != nil && schemawalk.IsMergeKey(c.Key) {
+		return false // <<: *anchor merges entries judged where they are defined
 	}
-	w := &typeWalker{p: p, path: make(manifest.FieldPath, 0, 16)}
-	w.walk(obj.Node, t)
-}
-
-func (w *typeWalker) walk(n *yaml.Node, t schema.Type) {
+	n, t := c.Node, c.Type
 	kind := t.Kind()
 	if kind == schema.Unknown {
-		return
+		return false
 	}
 	jk, v := jsonValue(n)
 	if jk == jsonUnknown || jk == jsonNull {
-		return
+		return false
 	}
 	if !accepts(kind, jk, v) {
 		if jk == jsonString && isTemplateVariable(v.Text) {
-			return // ${VAR}: substituted before kubectl sees it (envsubst)
+			return false // ${VAR}: substituted before kubectl sees it (envsubst)
 		}
-		w.report(n, t, jk, v)
-		return
+		w.report(c, jk, v)
+		return false
 	}
 	if n.Kind == yaml.AliasNode && !t.IsScalar() {
-		return // judged above; its contents are checked where the anchor is
+		return false // judged above; its contents are checked where the anchor is
 	}
 	switch kind {
 	case schema.Bytes:
 		if jk == jsonString {
-			w.base64(n)
+			w.base64(c)
 		}
 	case schema.Quantity:
 		if !validQuantity(v.Text) && !(jk == jsonString && isTemplateVariable(v.Text)) {
-			path := w.path.String()
+			path := c.Path.String()
 			w.p.Report(n, path, nil, "%s takes %s, not %s; the API server rejects the object",
 				fieldName(path), describeType(t), describeValue(jk, v))
 		}
 	case schema.Time:
 		if !validTime(v.Text) && !isTemplateVariable(v.Text) {
-			path := w.path.String()
+			path := c.Path.String()
 			w.p.Report(n, path, nil, "%s takes a timestamp in RFC 3339 form (2006-01-02T15:04:05Z), not %s; the API server rejects the object",
 				fieldName(path), describeValue(jk, v))
 		}
-	case schema.Struct:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			if k.Kind != yaml.ScalarNode || isMergeKey(k) {
-				continue
-			}
-			name := jsonKey(k)
-			ft, ok := t.Field(name)
-			if !ok {
-				continue // unknown-field's business
-			}
-			depth := len(w.path)
-			w.path = w.path.Key(name)
-			w.walk(n.Content[i+1], ft)
-			w.path = w.path[:depth]
-		}
-	case schema.List:
-		elem := t.Elem()
-		for i, c := range n.Content {
-			depth := len(w.path)
-			w.path = w.path.Index(i)
-			w.walk(c, elem)
-			w.path = w.path[:depth]
-		}
-	case schema.Map:
-		elem := t.Elem()
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if isMergeKey(n.Content[i]) {
-				continue // <<: *anchor merges entries judged where they are defined
-			}
-			depth := len(w.path)
-			w.path = w.path.Key(n.Content[i].Value)
-			w.walk(n.Content[i+1], elem)
-			w.path = w.path[:depth]
-		}
+	case schema.Struct, schema.List, schema.Map:
+		return true
 	}
+	return false
 }
 
 // accepts reports whether the API server decodes a JSON value of kind jk
@@ -291,7 +262,8 @@ func accepts(k schema.Kind, jk jsonKind, v yaml11.Value) bool {
 	return true
 }
 
-func (w *typeWalker) report(n *yaml.Node, t schema.Type, jk jsonKind, v yaml11.Value) {
+func (w *typeChecker) report(c *schemawalk.Cursor, jk jsonKind, v yaml11.Value) {
+	n, t := c.Node, c.Type
 	want := describeType(t)
 	var got, hint string
 	switch jk {
@@ -319,7 +291,7 @@ func (w *typeWalker) report(n *yaml.Node, t schema.Type, jk jsonKind, v yaml11.V
 			hint = ": use a whole number"
 		}
 	}
-	path := w.path.String()
+	path := c.Path.String()
 	w.p.Report(n, path, nil, "%s takes %s, not %s; the API server rejects the object%s",
 		fieldName(path), want, got, hint)
 }
@@ -452,14 +424,15 @@ func shortValue(n *yaml.Node) string {
 
 // base64 checks a []byte field given a string, as encoding/json does:
 // standard base64 with padding; line breaks are ignored.
-func (w *typeWalker) base64(n *yaml.Node) {
+func (w *typeChecker) base64(c *schemawalk.Cursor) {
+	n := c.Node
 	_, v := jsonValue(n)
 	s := v.Text
 	_, err := base64.StdEncoding.DecodeString(s)
 	if err == nil {
 		return
 	}
-	path := w.path.String()
+	path := c.Path.String()
 	where := ""
 	if ce, ok := err.(base64.CorruptInputError); ok {
 		where = " (bad input at byte " + strconv.FormatInt(int64(ce), 10) + ")"
@@ -517,19 +490,4 @@ func describeType(t schema.Type) string {
 		return "a mapping"
 	}
 	return t.Kind().String()
-}
-
-// isMergeKey recognises YAML's merge key `<<`, which kubectl's YAML 1.1
-// decoder expands.
-func isMergeKey(k *yaml.Node) bool {
-	return k.Kind == yaml.ScalarNode && (k.Tag == "!!merge" || k.Value == "<<" && k.Style == 0)
-}
-
-// jsonKey is the text a mapping key has once kubectl has read it (YAML
-// 1.1) and turned it into a JSON object key: on becomes "true", 0x1F "31".
-func jsonKey(k *yaml.Node) string {
-	if jk, v := jsonValue(k); jk != jsonString && jk != jsonUnknown && jk != jsonArray && jk != jsonObject {
-		return v.Text
-	}
-	return k.Value
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/schema"
+	"github.com/shipshape-dev/shipshape/internal/schemawalk"
 )
 
 var unknownField = Register(&analysis.Rule{
@@ -53,7 +54,8 @@ spec:
         limits: {memory: 128Mi}
 `,
 	ValueLevel: true,
-	Check:      checkUnknownFields,
+	Visit:      visitFields,
+	Check:      analysis.WalkAlone(visitFields),
 })
 
 // removedFields are fields older Kubernetes versions had: an old manifest
@@ -70,90 +72,47 @@ var specificRuleFields = map[string]bool{
 	"replicas": true, "strategy": true, "paused": true, "progressDeadlineSeconds": true,
 }
 
-type fieldWalker struct {
-	p    *analysis.Pass
-	path manifest.FieldPath
-	// viaMap is set below a free-form map, where kubectl explain has no path.
-	viaMap int
+// fieldChecker reports the keys of one built-in object that name no field.
+type fieldChecker struct {
+	p *analysis.Pass
 }
 
-func checkUnknownFields(p *analysis.Pass) {
-	obj := p.Object
-	t, ok := schema.ForObject(obj.APIVersion, obj.Kind)
-	if !ok {
-		return
+// visitFields judges only built-in kinds: a custom resource's schema is not
+// known.
+func visitFields(p *analysis.Pass) schemawalk.Visitor {
+	w := &fieldChecker{p: p}
+	return schemawalk.Visitor{Enter: w.enter, UnknownField: w.unknown, BuiltinOnly: true}
+}
+
+// enter goes on below the nodes that can hold fields: mappings of a struct
+// type, and lists and maps that lead to some.
+func (w *fieldChecker) enter(c *schemawalk.Cursor) bool {
+	if c.Key != nil && schemawalk.IsMergeKey(c.Key) {
+		return false
 	}
-	w := &fieldWalker{p: p, path: make(manifest.FieldPath, 0, 16)}
-	w.walk(obj.Node, t)
-}
-
-// walk follows the nodes of n that are of a known type. Aliases are never
-// followed: what they name is checked where it is defined.
-func (w *fieldWalker) walk(n *yaml.Node, t schema.Type) {
-	switch t.Kind() {
+	switch n, t := c.Node, c.Type; t.Kind() {
 	case schema.Struct:
-		if n.Kind != yaml.MappingNode {
-			return
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			if k.Kind != yaml.ScalarNode || isMergeKey(k) {
-				continue
-			}
-			name := jsonKey(k)
-			ft, ok := t.Field(name)
-			if !ok {
-				w.unknown(k, t, name)
-				continue
-			}
-			depth := len(w.path)
-			w.path = w.path.Key(name)
-			w.walk(n.Content[i+1], ft)
-			w.path = w.path[:depth]
-		}
+		return n.Kind == yaml.MappingNode
 	case schema.List:
-		if n.Kind != yaml.SequenceNode {
-			return
-		}
-		elem := t.Elem()
-		for i, c := range n.Content {
-			depth := len(w.path)
-			w.path = w.path.Index(i)
-			w.walk(c, elem)
-			w.path = w.path[:depth]
-		}
+		return n.Kind == yaml.SequenceNode
 	case schema.Map:
-		if n.Kind != yaml.MappingNode {
-			return
-		}
-		elem := t.Elem()
-		if elem.Kind() != schema.Struct && elem.Kind() != schema.List && elem.Kind() != schema.Map {
-			return
-		}
-		w.viaMap++
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if isMergeKey(n.Content[i]) {
-				continue
-			}
-			depth := len(w.path)
-			w.path = w.path.Key(n.Content[i].Value)
-			w.walk(n.Content[i+1], elem)
-			w.path = w.path[:depth]
-		}
-		w.viaMap--
+		elem := t.Elem().Kind()
+		return n.Kind == yaml.MappingNode && (elem == schema.Struct || elem == schema.List || elem == schema.Map)
 	}
+	return false
 }
 
-func (w *fieldWalker) unknown(k *yaml.Node, t schema.Type, name string) {
-	obj := w.p.Object
+// unknown reports key k of the struct at c.
+func (w *fieldChecker) unknown(c *schemawalk.Cursor, k *yaml.Node) {
+	obj, t, name := w.p.Object, c.Type, schemawalk.KeyText(k)
 	if strings.HasPrefix(name, "$") && obj.Partial {
 		return // a strategic-merge directive ($patch, $setElementOrder/...)
 	}
-	if len(w.path) == 1 && w.path[0].Key == "spec" && isDaemonSet(obj) && specificRuleFields[name] {
+	if len(c.Path) == 1 && c.Path[0].Key == "spec" && isDaemonSet(obj) && specificRuleFields[name] {
 		return // daemonset-replicas and daemonset-deployment-field report it
 	}
-	where := w.path.String()
-	full := w.path.Key(name).String()
+	where := c.Path.String()
+	full := c.Path.Key(name).String()
 	if where == "" {
 		where = obj.Kind
 	} else {
@@ -177,16 +136,27 @@ func (w *fieldWalker) unknown(k *yaml.Node, t schema.Type, name string) {
 		msg += ": did you mean " + strconv.Quote(s) + "?"
 	case len(fields) <= 16:
 		msg += ": the fields are " + strings.Join(fields, ", ")
-	case w.viaMap == 0:
-		msg += ": see kubectl explain " + w.explainPath()
+	case !belowMap(c):
+		msg += ": see kubectl explain " + explainPath(obj.Kind, c.Path)
 	}
 	w.p.Report(k, full, nil, "%s", msg)
 }
 
-// explainPath is the kubectl explain argument for the current struct.
-func (w *fieldWalker) explainPath() string {
-	b := strings.ToLower(w.p.Object.Kind)
-	for _, s := range w.path {
+// belowMap reports whether c is inside a free-form map, where kubectl
+// explain has no path.
+func belowMap(c *schemawalk.Cursor) bool {
+	for p := c.Parent; p != nil; p = p.Parent {
+		if p.Type.Kind() == schema.Map {
+			return true
+		}
+	}
+	return false
+}
+
+// explainPath is the kubectl explain argument for the struct at path.
+func explainPath(kind string, path manifest.FieldPath) string {
+	b := strings.ToLower(kind)
+	for _, s := range path {
 		if s.Index < 0 {
 			b += "." + s.Key
 		}

@@ -53,19 +53,6 @@ func TestEditDistance(t *testing.T) {
 	}
 }
 
-func TestJSONKey(t *testing.T) {
-	tests := map[string]string{
-		"on: x": "true", "\"on\": x": "on", "0x1F: x": "31", "1.10: x": "1.1",
-		"~: x": "null", "name: x": "name", "!!str 1: x": "1", "? [a]\n: x": "",
-	}
-	for src, want := range tests {
-		doc := parseNode(t, src)
-		if got := jsonKey(doc.Content[0]); got != want && !(want == "" && doc.Content[0].Value == "") {
-			t.Errorf("jsonKey(%q) = %q, want %q", src, got, want)
-		}
-	}
-}
-
 func TestIsTemplateVariable(t *testing.T) {
 	for s, want := range map[string]bool{
 		"${PORT}": true, "${PORT:-9000}": true, "${A}${B}": false, "$PORT": false,

@@ -8,11 +8,12 @@ import (
 
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/schemawalk"
 )
 
 // Rule is one check: metadata plus functions. Docs, `shipshape rules`,
 // `shipshape explain` and SARIF rule metadata all come from these fields.
-// A rule sets one or more of Check, CheckFile and Cross.
+// A rule sets one or more of Check (or Visit), CheckFile and Cross.
 type Rule struct {
 	ID       string
 	Severity Severity // default severity; config may override
@@ -34,6 +35,16 @@ type Rule struct {
 
 	// Check runs once per object.
 	Check func(p *Pass)
+
+	// Visit makes the rule a visitor of the walk the engine makes once
+	// per object, along the object's Kubernetes types, for every rule that
+	// sets it (see schemawalk.Visitor): the rule judges what the walk shows
+	// it and has no walking loop of its own. Visit returns the zero
+	// Visitor for an object the rule has nothing to look at in. Such a
+	// rule sets Check to WalkAlone(Visit) as well, for whatever runs one
+	// rule by itself (its tests, its benchmark); the engine calls Visit,
+	// never that Check.
+	Visit func(p *Pass) schemawalk.Visitor
 
 	// CheckFile runs once per parsed file, for what is not an object
 	// (documents that are a bare value or a list).
@@ -136,6 +147,12 @@ func (p *Pass) Rename(key *yaml.Node, to, message string) *Fix {
 		return nil
 	}
 	return &Fix{Message: message, Edits: []Edit{{Op: Rename, Path: path, Value: to}}}
+}
+
+// WalkAlone is the Check of a rule that sets Visit: the walk of one
+// object with that rule's visitor alone.
+func WalkAlone(visit func(p *Pass) schemawalk.Visitor) func(p *Pass) {
+	return func(p *Pass) { schemawalk.Walk(p.Object, []schemawalk.Visitor{visit(p)}) }
 }
 
 // FilePass is what a file-level rule sees of one parsed file.

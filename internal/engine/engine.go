@@ -22,6 +22,7 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/schemawalk"
 )
 
 // DefaultMaxFileSize bounds what one file may make shipshape read.
@@ -488,16 +489,28 @@ func (e *Engine) lint(f *manifest.File, ig lineIgnores) []analysis.Finding {
 // checkObjects runs the per-object rules over objs, appending to out.
 // The sources of rendered roots (obj.Kustomize) get the Source rules only,
 // and rendered objects every rule but those.
+//
+// The rules that visit the typed walk share one walk of each object.
 func (e *Engine) checkObjects(objs []*manifest.Object, out []analysis.Finding, rendered bool) []analysis.Finding {
 	sink := func(fd analysis.Finding) { out = append(out, fd) }
+	var buf [8]schemawalk.Visitor
 	for _, obj := range objs {
 		ignored := analysis.IgnoredRules(obj)
+		visitors := buf[:0]
 		for _, r := range e.rules {
-			if r.Check == nil || (obj.Partial && !r.ValueLevel) || ignored.Has(r.ID) ||
+			if r.Check == nil && r.Visit == nil || (obj.Partial && !r.ValueLevel) || ignored.Has(r.ID) ||
 				obj.Kustomize != nil && !r.Source || rendered && r.Source {
 				continue
 			}
-			r.Check(analysis.NewPass(r, obj, e.cfg, sink))
+			p := analysis.NewPass(r, obj, e.cfg, sink)
+			if r.Visit != nil {
+				visitors = append(visitors, r.Visit(p))
+				continue
+			}
+			r.Check(p)
+		}
+		if len(visitors) > 0 {
+			schemawalk.Walk(obj, visitors)
 		}
 	}
 	return out

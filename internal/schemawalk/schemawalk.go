@@ -1,0 +1,422 @@
+// Package schemawalk is the one walk the engine makes over each object for
+// every rule that judges values by their Kubernetes type (type-mismatch,
+// unknown-field, ambiguous-scalar, duplicate-key): it goes down the YAML
+// tree once, works out each node's type from internal/schema, and calls
+// every rule's Visitor at each node. A rule gets there by setting
+// analysis.Rule.Visit; it never loops over a node's entries itself.
+package schemawalk
+
+import (
+	"sync"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/schema"
+	"github.com/shipshape-dev/shipshape/internal/yaml11"
+)
+
+// Visitor is a rule's share of the walk of one object: the callbacks the
+// walk makes, and which nodes it makes them for. A rule builds one per
+// object (analysis.Rule.Visit) around its pass and whatever it keeps while
+// the walk goes on. The walk calls every rule's visitor in turn at each
+// node, so a visitor never walks, and never sees another's state.
+//
+// What the walk does, and what a visitor does with it:
+//
+//   - Enter is called at each node that has a type (Cursor.Type), parents
+//     before children, in document order, from the object's root. It
+//     returns whether to go on below the node for this visitor: false at a
+//     node it has judged whole (a value of the wrong type) or below which
+//     it has nothing to look for (a field it does not judge). Other
+//     visitors go on as they decide.
+//   - Aliases are not followed: an alias is a node of its own, with the
+//     type of the place it stands in and no children; what it names is
+//     visited where its anchor stands (a visitor that judges the value an
+//     alias stands for looks at Node.Alias). The walk is thus linear in the
+//     size of the document, whatever it aliases.
+//   - Flow collections ({a: 1}, [a, b]) are mappings and sequences like any
+//     other. Keys are not walked into: a visitor judges a key at the value
+//     it leads to (Cursor.Key).
+//   - The fields of a Struct are found by their key as kubectl reads it
+//     (KeyText: on is "true"); a key that is not a scalar, and the merge key
+//     <<, are no field. UnknownField is called for a scalar key that names
+//     no field, with the struct's cursor; its value has no type. In a Map,
+//     every value has the map's value type, a merge key's too: a visitor
+//     that judges what an alias merges in where it is defined declines it
+//     (IsMergeKey(c.Key)).
+//   - BuiltinOnly visitors skip objects whose kind the schema does not
+//     describe (custom resources, Kustomizations), whose types the walk
+//     only guesses.
+//   - Untyped visitors are called at every node, typed or not
+//     (Cursor.Typed): duplicate-key looks at every mapping.
+//   - Done is called once after the walk, for what can be judged only once
+//     every node has been seen (ambiguous-scalar's anchors).
+//
+// A visitor reports through its pass, naming the field with the cursor's
+// path (Path.String()). Fields left nil are not called; the zero Visitor,
+// for an object a rule has nothing to look at in, sees nothing. A rule
+// that wants every image to have a tag would be, in its analysis.Rule,
+// Visit: visitImages and Check: analysis.WalkAlone(visitImages), with:
+//
+//	func visitImages(p *analysis.Pass) schemawalk.Visitor {
+//		return schemawalk.Visitor{BuiltinOnly: true, Enter: func(c *schemawalk.Cursor) bool {
+//			if c.Key != nil && c.Key.Value == "image" && c.Parent.Type.Name() == "io.k8s.api.core.v1.Container" &&
+//				!strings.Contains(c.Node.Value, ":") {
+//				p.Report(c.Node, c.Path.String(), nil, "image %s has no tag", c.Node.Value)
+//			}
+//			return true
+//		}}
+//	}
+type Visitor struct {
+	Enter        func(c *Cursor) bool
+	UnknownField func(c *Cursor, key *yaml.Node)
+	Done         func()
+	BuiltinOnly  bool
+	Untyped      bool
+}
+
+// Cursor is where the walk stands: a node, how the walk got there, and the
+// node's type. The walk reuses cursors: a visitor reads them during the
+// call, and keeps nothing of them.
+type Cursor struct {
+	Node *yaml.Node
+	// Type is what the API server decodes Node into. For a built-in kind
+	// it comes from the schema. Where the schema says nothing (a custom
+	// resource, or a free-form field of a built-in one such as a
+	// RawExtension: Type is then Unknown), the walk guesses the values of
+	// a mapping from what every object has: metadata is ObjectMeta, and a
+	// mapping shaped like a pod template or a label selector is one. A
+	// Kustomization has typed metadata and label maps (commonLabels,
+	// commonAnnotations, labels[].pairs), which kustomize reads as YAML
+	// 1.1 as kubectl does; a CustomResourceDefinition only its metadata,
+	// since its schema has properties named like metadata, selectors and
+	// templates.
+	Type schema.Type
+	// Typed is false at the nodes the walk gives no type (the value of an
+	// unknown field, most of a Kustomization), which only Untyped visitors
+	// see.
+	Typed bool
+	// Path leads from the object's root to Node, with keys as written
+	// (Key.Value). Appending to it copies it, so a visitor may make a
+	// finding's path from it (Path.Key(name)).
+	Path manifest.FieldPath
+	// Key is the mapping key whose value Node is; nil for a sequence item
+	// and for the root.
+	Key *yaml.Node
+	// Parent is the cursor of the mapping or sequence holding Node; nil at
+	// the root.
+	Parent *Cursor
+
+	reading reading
+}
+
+// InCollection reports whether Node is an item of a typed list or a value
+// of a typed map, rather than a field: there a null deletes or blanks an
+// entry instead of leaving a field unset.
+func (c *Cursor) InCollection() bool {
+	if c.Parent == nil {
+		return false
+	}
+	k := c.Parent.Type.Kind()
+	return k == schema.List || k == schema.Map
+}
+
+// reading is how the walk types a node's children.
+type reading uint8
+
+const (
+	// outside: no type here, nor anywhere below.
+	outside reading = iota
+	// typed: Cursor.Type; below an Unknown node, types are guessed from
+	// the shape of each child.
+	typed
+	// The parts of a Kustomization and a CRD that lead to typed nodes
+	// without a type of their own.
+	kustomization
+	kustomizationLabels // its labels list
+	kustomizationLabel  // an item of it, holding pairs
+	crd
+)
+
+var (
+	objectMetaType, _    = schema.Named("ObjectMeta")
+	podTemplateType, _   = schema.Named("PodTemplateSpec")
+	labelSelectorType, _ = schema.Named("LabelSelector")
+	stringMapType        = func() schema.Type { l, _ := objectMetaType.Field("labels"); return l }()
+)
+
+// walker is one walk's state, kept from one object to the next (most
+// files hold one or two objects, and its stack would be allocated again
+// for each).
+type walker struct {
+	all     []Visitor // those of the current Walk
+	vs      []Visitor // those of the current pass over the object
+	untyped uint64    // bit i: vs[i].Untyped
+	cursors []*Cursor
+	path    manifest.FieldPath
+}
+
+var walkers = sync.Pool{New: func() any { return new(walker) }}
+
+// maxVisitors is how many visitors one pass of the walk serves: a bit
+// each in a word.
+const maxVisitors = 64
+
+// Walk walks obj once for every visitor of vs, then calls their Done in
+// order.
+func Walk(obj *manifest.Object, vs []Visitor) {
+	w := walkers.Get().(*walker)
+	defer walkers.Put(w)
+	w.all = w.all[:0]
+	for _, v := range vs {
+		if v.Enter != nil || v.UnknownField != nil || v.Done != nil {
+			w.all = append(w.all, v)
+		}
+	}
+	for rest := w.all; len(rest) > 0; rest = rest[len(w.vs):] {
+		w.vs = rest[:min(len(rest), maxVisitors)]
+		w.walk(obj)
+	}
+	for i := range w.all {
+		if v := &w.all[i]; v.Done != nil {
+			v.Done()
+		}
+	}
+	// Keep nothing of obj or of the rules' state alive.
+	for _, c := range w.cursors {
+		*c = Cursor{}
+	}
+	clear(w.path[:cap(w.path)])
+	clear(w.all)
+	w.all, w.vs = w.all[:0], nil
+}
+
+func (w *walker) walk(obj *manifest.Object) {
+	w.untyped = 0
+	var builtinOnly uint64
+	for i := range w.vs {
+		v := &w.vs[i]
+		if v.Untyped {
+			w.untyped |= 1 << i
+		}
+		if v.BuiltinOnly {
+			builtinOnly |= 1 << i
+		}
+	}
+	active := uint64(1)<<len(w.vs) - 1
+	root := w.cursor(0)
+	*root = Cursor{Node: obj.Node}
+	if t, ok := schema.ForObject(obj.APIVersion, obj.Kind); ok {
+		root.Type, root.Typed, root.reading = t, true, typed
+	} else {
+		active &^= builtinOnly
+		switch {
+		case obj.Kind == "Kustomization" && obj.Group() == "kustomize.config.k8s.io":
+			root.reading = kustomization
+		case obj.Kind == "CustomResourceDefinition":
+			root.reading = crd
+		default:
+			root.Typed, root.reading = true, typed // Unknown: guessed below
+		}
+	}
+	w.path = w.path[:0]
+	if active != 0 {
+		w.visit(root, 0, active)
+	}
+}
+
+// cursor returns the cursor for depth d; cursors stay where they are, so
+// that Parent pointers hold while the stack grows.
+func (w *walker) cursor(d int) *Cursor {
+	for len(w.cursors) <= d {
+		w.cursors = append(w.cursors, nil)
+	}
+	if w.cursors[d] == nil {
+		w.cursors[d] = new(Cursor)
+	}
+	return w.cursors[d]
+}
+
+// visit calls the visitors active (bits of active) at c, the cursor of
+// depth d, then goes on below with those that asked to.
+func (w *walker) visit(c *Cursor, d int, active uint64) {
+	if c.reading == outside {
+		active &= w.untyped // nothing below is typed
+	}
+	for i := range w.vs {
+		v, bit := &w.vs[i], uint64(1)<<i
+		if active&bit == 0 || !c.Typed && !v.Untyped || v.Enter == nil {
+			continue
+		}
+		if !v.Enter(c) {
+			active &^= bit
+		}
+	}
+	if active == 0 {
+		return
+	}
+	n := c.Node
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			t, r := entryReading(c, k, v)
+			if r == outside && c.reading == typed && c.Type.Kind() == schema.Struct && isField(k) {
+				w.unknownField(c, k, active)
+			}
+			if r == outside && active&w.untyped == 0 {
+				continue
+			}
+			w.path = append(w.path[:d], manifest.PathElem{Key: k.Value, Index: -1})
+			child := w.cursor(d + 1)
+			*child = Cursor{Node: v, Type: t, Typed: r == typed, Path: w.path[: d+1 : d+1], Key: k, Parent: c, reading: r}
+			w.visit(child, d+1, active)
+		}
+	case yaml.SequenceNode:
+		t, r := itemReading(c)
+		if r == outside && active&w.untyped == 0 {
+			return
+		}
+		for i, v := range n.Content {
+			child := w.cursor(d + 1)
+			w.path = append(w.path[:d], manifest.PathElem{Index: i})
+			*child = Cursor{Node: v, Type: t, Typed: r == typed, Path: w.path[: d+1 : d+1], Parent: c, reading: r}
+			w.visit(child, d+1, active)
+		}
+	}
+}
+
+func (w *walker) unknownField(c *Cursor, k *yaml.Node, active uint64) {
+	for i := range w.vs {
+		if v := &w.vs[i]; active&(1<<i) != 0 && v.UnknownField != nil {
+			v.UnknownField(c, k)
+		}
+	}
+}
+
+// isField reports whether k can name a field: a scalar other than the
+// merge key.
+func isField(k *yaml.Node) bool { return k.Kind == yaml.ScalarNode && !IsMergeKey(k) }
+
+// entryReading returns how the value v of key k in the mapping at c is
+// typed.
+func entryReading(c *Cursor, k, v *yaml.Node) (schema.Type, reading) {
+	switch c.reading {
+	case typed:
+		switch t := c.Type; t.Kind() {
+		case schema.Struct:
+			if isField(k) {
+				if ft, ok := t.Field(KeyText(k)); ok {
+					return ft, typed
+				}
+			}
+		case schema.Map:
+			return t.Elem(), typed
+		case schema.Unknown:
+			return guess(k, v)
+		}
+	// The frames pick their entries as MapGet does: the first of a
+	// repeated key.
+	case kustomization:
+		n := c.Node
+		switch {
+		case v == manifest.MapGet(n, "metadata"):
+			return objectMetaType, typed
+		case v == manifest.MapGet(n, "commonLabels") || v == manifest.MapGet(n, "commonAnnotations"):
+			return stringMapType, typed
+		case v == manifest.MapGet(n, "labels") && v.Kind == yaml.SequenceNode:
+			return schema.Type{}, kustomizationLabels
+		}
+	case kustomizationLabel:
+		if v == manifest.MapGet(c.Node, "pairs") {
+			return stringMapType, typed
+		}
+	case crd:
+		if v == manifest.MapGet(c.Node, "metadata") {
+			return objectMetaType, typed
+		}
+	}
+	return schema.Type{}, outside
+}
+
+// itemReading returns how the items of the sequence at c are typed.
+func itemReading(c *Cursor) (schema.Type, reading) {
+	switch c.reading {
+	case typed:
+		switch c.Type.Kind() {
+		case schema.List:
+			return c.Type.Elem(), typed
+		case schema.Unknown:
+			return schema.Type{}, typed
+		}
+	case kustomizationLabels:
+		return schema.Type{}, kustomizationLabel
+	}
+	return schema.Type{}, outside
+}
+
+// guess types the values of a mapping of Unknown type (a custom resource,
+// a free-form field) by what they look like.
+func guess(k, v *yaml.Node) (schema.Type, reading) {
+	switch {
+	case k.Value == "metadata" && v.Kind == yaml.MappingNode:
+		return objectMetaType, typed
+	case looksLikePodTemplate(v):
+		return podTemplateType, typed
+	case looksLikeSelector(v):
+		return labelSelectorType, typed
+	}
+	return schema.Type{}, typed
+}
+
+func looksLikePodTemplate(n *yaml.Node) bool {
+	c := manifest.Path(n, "spec", "containers")
+	return c != nil && c.Kind == yaml.SequenceNode
+}
+
+func looksLikeSelector(n *yaml.Node) bool {
+	if n.Kind != yaml.MappingNode {
+		return false
+	}
+	for i := 0; i < len(n.Content); i += 2 {
+		if k := n.Content[i].Value; k != "matchLabels" && k != "matchExpressions" {
+			return false
+		}
+	}
+	return len(n.Content) > 0
+}
+
+// IsMergeKey recognises YAML's merge key `<<`, which kubectl's YAML 1.1
+// decoder expands.
+func IsMergeKey(k *yaml.Node) bool {
+	return k.Kind == yaml.ScalarNode && (k.Tag == "!!merge" || k.Value == "<<" && k.Style == 0)
+}
+
+// KeyText is the text a mapping key has once kubectl has read it (YAML
+// 1.1) and turned it into a JSON object key: on becomes "true", 0x1F "31",
+// ~ "null". An alias key is read as the scalar it names.
+func KeyText(k *yaml.Node) string {
+	n := k
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if n.Kind != yaml.ScalarNode {
+		return k.Value
+	}
+	if n.Style&yaml.TaggedStyle != 0 {
+		switch n.Tag {
+		case "!!null":
+			return "null"
+		case "!!bool", "!!int", "!!float":
+		default:
+			return k.Value
+		}
+	} else if n.Style != 0 {
+		return k.Value // quoted, literal or folded: a string
+	}
+	if v, ok := yaml11.Resolve(n.Value); ok && v.Kind != yaml11.String {
+		return v.Text
+	}
+	return k.Value
+}
