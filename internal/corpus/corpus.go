@@ -20,34 +20,28 @@ type File struct {
 // without it still passes.
 func Dir(tb testing.TB) string {
 	tb.Helper()
-	dir := os.Getenv("SHIPSHAPE_CORPUS")
+	return dir(tb, "SHIPSHAPE_CORPUS", "corpus")
+}
+
+// KustomizeDir returns the kustomize corpus (complete kustomize trees from
+// public repositories): $SHIPSHAPE_KUSTOMIZE_CORPUS, or
+// shared/kustomize-corpus beside the repository. It skips tb when there
+// is none.
+func KustomizeDir(tb testing.TB) string {
+	tb.Helper()
+	return dir(tb, "SHIPSHAPE_KUSTOMIZE_CORPUS", "kustomize-corpus")
+}
+
+func dir(tb testing.TB, env, name string) string {
+	tb.Helper()
+	dir := os.Getenv(env)
 	if dir == "" {
 		_, self, _, _ := runtime.Caller(0)
 		// internal/corpus/corpus.go -> repository -> its parent
-		dir = filepath.Join(filepath.Dir(self), "..", "..", "..", "shared", "corpus")
+		dir = filepath.Join(filepath.Dir(self), "..", "..", "..", "shared", name)
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		tb.Skipf("corpus not found at %s (set SHIPSHAPE_CORPUS to run this)", dir)
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return abs
-}
-
-// KustomizeDir returns the kustomize corpus: $SHIPSHAPE_KUSTOMIZE_CORPUS,
-// or shared/kustomize-corpus beside the repository (complete kustomize
-// trees from public repositories). It skips tb when there is none.
-func KustomizeDir(tb testing.TB) string {
-	tb.Helper()
-	dir := os.Getenv("SHIPSHAPE_KUSTOMIZE_CORPUS")
-	if dir == "" {
-		_, self, _, _ := runtime.Caller(0)
-		dir = filepath.Join(filepath.Dir(self), "..", "..", "..", "shared", "kustomize-corpus")
-	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		tb.Skipf("kustomize corpus not found at %s (set SHIPSHAPE_KUSTOMIZE_CORPUS to run this)", dir)
+		tb.Skipf("%s not found at %s (set %s to run this)", name, dir, env)
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shipshape-dev/shipshape/internal/corpus"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 )
 
@@ -18,7 +19,7 @@ import (
 // is parsed again), so the time compares with BenchmarkKustomizeBuild,
 // which runs the kustomize binary once per root, one after another.
 func BenchmarkRender(b *testing.B) {
-	dir := kustomizeCorpus(b)
+	dir := corpus.KustomizeDir(b)
 	for _, tree := range corpusTrees(b, dir) {
 		b.Run(filepath.Base(tree), func(b *testing.B) {
 			start := cpuTime(syscall.RUSAGE_SELF)
@@ -41,7 +42,7 @@ func BenchmarkRender(b *testing.B) {
 // there at once, as they would offline), or skipped when unshare does not
 // work.
 func BenchmarkKustomizeBuild(b *testing.B) {
-	dir := kustomizeCorpus(b)
+	dir := corpus.KustomizeDir(b)
 	bin := kustomizeBinary(b)
 	for _, tree := range corpusTrees(b, dir) {
 		g, err := Discover([]string{tree})
@@ -79,7 +80,7 @@ func cpuTime(who int) time.Duration {
 // (Renderer.Trace), for every root of each tree: the cost of placing
 // findings, paid only for roots that have some.
 func BenchmarkTrace(b *testing.B) {
-	dir := kustomizeCorpus(b)
+	dir := corpus.KustomizeDir(b)
 	for _, tree := range corpusTrees(b, dir) {
 		b.Run(filepath.Base(tree), func(b *testing.B) {
 			g, err := Discover([]string{tree})
@@ -107,7 +108,7 @@ func BenchmarkTrace(b *testing.B) {
 // object of each tree, with origins derived from the graph: the cost of
 // placing findings, on top of BenchmarkRender. Files stay read.
 func BenchmarkLocate(b *testing.B) {
-	dir := kustomizeCorpus(b)
+	dir := corpus.KustomizeDir(b)
 	for _, tree := range corpusTrees(b, dir) {
 		b.Run(filepath.Base(tree), func(b *testing.B) {
 			g, err := Discover([]string{tree})

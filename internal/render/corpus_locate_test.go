@@ -22,7 +22,7 @@ func TestCorpusLocate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped under -short: it builds every corpus root twice (about two minutes on 2 shared cores)")
 	}
-	dir := kustomizeCorpus(t)
+	dir := corpus.KustomizeDir(t)
 	tally := map[string]int{}
 	disagree := 0
 	for _, tree := range corpusTrees(t, dir) {

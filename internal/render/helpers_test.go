@@ -18,24 +18,6 @@ import (
 // inCI reports whether missing tools must fail the tests.
 func inCI() bool { return os.Getenv("CI") == "true" }
 
-// kustomizeCorpus returns $SHIPSHAPE_KUSTOMIZE_CORPUS, skipping tb when it
-// is unset or absent.
-func kustomizeCorpus(tb testing.TB) string {
-	tb.Helper()
-	dir := os.Getenv("SHIPSHAPE_KUSTOMIZE_CORPUS")
-	if dir == "" {
-		tb.Skip("skipped: SHIPSHAPE_KUSTOMIZE_CORPUS is not set (point it at shared/kustomize-corpus to run this)")
-	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		tb.Skipf("skipped: SHIPSHAPE_KUSTOMIZE_CORPUS=%s is not a directory", dir)
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return abs
-}
-
 // corpusTrees lists the corpus's trees (one directory per repository).
 func corpusTrees(tb testing.TB, corpus string) []string {
 	tb.Helper()

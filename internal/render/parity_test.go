@@ -21,7 +21,7 @@ import (
 // (the refused remote entry, or kustomize's own message). Under -race it
 // samples every corpus.Stride()-th root (.ci/run runs the rest without).
 func TestCorpusParity(t *testing.T) {
-	dir := kustomizeCorpus(t)
+	dir := corpus.KustomizeDir(t)
 	bin := kustomizeBinary(t)
 	offline := unshareWorks()
 	if !offline {
