@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 
@@ -174,22 +175,43 @@ func (w *scalarChecker) plain(c *schemawalk.Cursor, n *yaml.Node, inCollection, 
 	if !ok || !changes(n.Value, v, inCollection, isKey) {
 		return
 	}
-	lead := "unquoted value " + shown(n.Value) + isReadAs
+	what := "unquoted value " + shown(n.Value)
 	if isKey {
 		// Non-string keys are turned back into text on the way to JSON:
 		// 404 stays "404", but on becomes "true" and 0x1F becomes "31".
-		lead = "unquoted key " + n.Value + isReadAs
+		what = "unquoted key " + n.Value
 	}
+	lead := what + isReadAs
 	remedy := "quote it (" + strconv.Quote(n.Value) + ")"
+	severity := w.p.Rule.Severity
+	message := readAs(lead, v, n.Value, isKey, remedy)
+	if w.p.Object.Kustomize != nil {
+		// Only kustomize reads this file (a base or patch of a root it
+		// renders): say what kustomize does with it.
+		if kv, changed := yaml11.Kustomize(n.Value); changed {
+			message = readAs(what+" is rendered by kustomize as ", kv, n.Value, isKey, remedy)
+		} else {
+			// kustomize keeps the text (and quotes it on output): what
+			// is applied is right, but not if the file is applied as is.
+			severity = analysis.Warning
+			message = fmt.Sprintf("%s: kustomize, which reads this file, keeps the string %q (and quotes it on output), but kubectl (YAML 1.1) reads it as %s when the file is applied as written: %s",
+				what, n.Value, v.Describe(), remedy)
+		}
+	}
 	path := pathOf(c)
+	report := func(fix *analysis.Fix) {
+		f := w.p.Finding(n, path, fix, "%s", message)
+		f.Severity = severity
+		w.p.ReportFinding(f)
+	}
 	switch {
 	case n.Value == "":
 		// QuoteScalar has nothing to quote in `key:`; whether "" or no
 		// entry is meant is the author's call.
-		w.p.Report(n, path, nil, "%s", readAs(lead, v, n.Value, isKey, remedy))
+		report(nil)
 		return
 	case n.Anchor == "":
-		w.p.Report(n, path, w.p.Quote(n, "quote the value"), "%s", readAs(lead, v, n.Value, isKey, remedy))
+		report(w.p.Quote(n, "quote the value"))
 		return
 	}
 	// Quoting an anchored scalar changes its aliases too: fixable only if

@@ -61,7 +61,9 @@ func NewCrossPass(r *Rule, cfg *config.Config, shared map[string]any, apps []str
 
 // Report records a finding (built by Pass.Finding during Summarize).
 func (p *CrossPass) Report(f Finding) {
-	f.Rule = p.Rule.ID
+	if f.Rule != p.Rule.ID { // built by a rule sharing this one's summaries
+		f.Rule, f.Severity = p.Rule.ID, p.Rule.Severity
+	}
 	p.report(f)
 }
 

@@ -234,7 +234,7 @@ func (e *Engine) reportProblem(files map[string]*FileResult, r *render.Result, n
 // the place is exact; the same finding from several roots (a base
 // rendered by three overlays) is reported once, naming them all.
 func (e *Engine) place(t *tree, files map[string]*FileResult, f analysis.Finding) {
-	f.Severity = e.severity[f.Rule]
+	f.Severity = e.severityOf(f)
 	res := t.byRoot[f.File]
 	if res == nil || f.Doc < 0 || f.Doc >= len(res.Objects) {
 		return

@@ -39,8 +39,11 @@ type Engine struct {
 	rules    []*analysis.Rule // the enabled ones, by ID
 	cross    []*analysis.Rule // the enabled cross-resource ones
 	severity map[string]analysis.Severity
-	cfg      *config.Config
-	failOn   analysis.FailOn
+	// overridden rules have their severity set by the configuration, for
+	// every finding; the others keep what the rule gave each finding.
+	overridden map[string]bool
+	cfg        *config.Config
+	failOn     analysis.FailOn
 	// MaxFileSize refuses larger files with a finding instead of reading them.
 	MaxFileSize int64
 	// Stdin is read for the path "-".
@@ -59,7 +62,7 @@ func New(rs []*analysis.Rule, cfg *config.Config, enable, disable []string) (*En
 	if cfg == nil {
 		cfg = &config.Config{}
 	}
-	e := &Engine{cfg: cfg, known: WithBuiltin(rs), severity: map[string]analysis.Severity{}, MaxFileSize: DefaultMaxFileSize, Stdin: os.Stdin,
+	e := &Engine{cfg: cfg, known: WithBuiltin(rs), severity: map[string]analysis.Severity{}, overridden: map[string]bool{}, MaxFileSize: DefaultMaxFileSize, Stdin: os.Stdin,
 		kusts: &manifest.Kustomizations{}}
 	var err error
 	if e.failOn, err = analysis.ParseFailOn(cfg.FailOn); err != nil {
@@ -85,6 +88,7 @@ func New(rs []*analysis.Rule, cfg *config.Config, enable, disable []string) (*En
 				return nil, &config.Error{Source: cfg.Source, Msg: fmt.Sprintf("spec.rules.%s.severity: %v", id, err)}
 			}
 			e.severity[id] = s
+			e.overridden[id] = true
 		}
 	}
 	for _, list := range []struct {
@@ -122,6 +126,16 @@ func (e *Engine) Enabled(id string) bool {
 		}
 	}
 	return false
+}
+
+// severityOf is f's severity: the configured one when the configuration
+// sets the rule's, else what the rule gave it (a rule may report some
+// findings below its default: a value kustomize keeps as intended).
+func (e *Engine) severityOf(f analysis.Finding) analysis.Severity {
+	if e.overridden[f.Rule] {
+		return e.severity[f.Rule]
+	}
+	return f.Severity
 }
 
 // CrossResource reports whether a cross-resource rule is enabled: only
@@ -350,7 +364,7 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 			if fr == nil || fr.Input.Context || fr.ignores.suppresses(f.Line, f.Rule) || fr.optOuts[objectKey{f.Doc, f.Item}].Has(f.Rule) {
 				return
 			}
-			f.Severity = e.severity[f.Rule]
+			f.Severity = e.severityOf(f)
 			fr.Findings = append(fr.Findings, f)
 		}
 		// Applications in the order their first summary comes.
@@ -479,7 +493,7 @@ func (e *Engine) lint(f *manifest.File, ig lineIgnores) []analysis.Finding {
 		if ig.suppresses(fd.Line, fd.Rule) {
 			continue
 		}
-		fd.Severity = e.severity[fd.Rule]
+		fd.Severity = e.severityOf(fd)
 		kept = append(kept, fd)
 	}
 	analysis.Sort(kept)
@@ -561,7 +575,7 @@ func (e *Engine) LintObjects(objs []*manifest.Object) []analysis.Finding {
 		fr.summaries = e.summarize(obj, k, fr.summaries)
 	}
 	for i := range out {
-		out[i].Severity = e.severity[out[i].Rule]
+		out[i].Severity = e.severityOf(out[i])
 	}
 	fr.own = out
 	e.finish(&Result{Files: []*FileResult{fr}}, func(analysis.Finding) *FileResult { return fr })
