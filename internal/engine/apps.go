@@ -79,16 +79,16 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 			roots = append(roots, r)
 		}
 	}
-	t.results = t.renderer.RenderAll(context.Background(), roots)
-	for _, res := range t.results {
-		t.byRoot[renderedFile(res.Root.File)] = res
-		if res.Problem != nil {
-			continue
-		}
-		for _, f := range g.Reaches(res.Root) {
-			t.reached[f] = append(t.reached[f], rel(res.Root.Dir))
+	// Files are linted while the roots render: as kustomize reads them
+	// when a root reaches them, and again as written, afterwards, in the
+	// rare case that every root reaching one fails.
+	for _, r := range roots {
+		for _, f := range g.Reaches(r) {
+			t.reached[f] = append(t.reached[f], rel(r.Dir))
 		}
 	}
+	renders := make(chan []*render.Result, 1)
+	go func() { renders <- t.renderer.RenderAll(context.Background(), roots) }()
 
 	res := &Result{tree: &treeRun{paths: paths, inputs: inputs}}
 	files := map[string]*FileResult{} // abs path -> result, for placing findings
@@ -96,7 +96,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	for i, in := range inputs {
 		slots[i] = &FileResult{Input: in}
 	}
-	e.parallel(len(slots), func(i int) {
+	lint := func(i int) {
 		in := slots[i].Input
 		*slots[i] = *e.safely(in, func() *FileResult {
 			data, ok := overlay[in.Path]
@@ -108,7 +108,39 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 			}
 			return e.lintFile(in, data, t.readsAs(in.Path))
 		})
-	})
+	}
+	e.parallel(len(slots), lint)
+
+	t.results = <-renders
+	failed := map[string]bool{}
+	for _, res := range t.results {
+		t.byRoot[renderedFile(res.Root.File)] = res
+		if res.Problem != nil {
+			failed[rel(res.Root.Dir)] = true
+		}
+	}
+	if len(failed) > 0 {
+		var again []int
+		for f, roots := range t.reached {
+			ok := roots[:0:0]
+			for _, r := range roots {
+				if !failed[r] {
+					ok = append(ok, r)
+				}
+			}
+			if len(ok) == 0 {
+				delete(t.reached, f)
+			} else {
+				t.reached[f] = ok
+			}
+		}
+		for i, fr := range slots {
+			if fr.File != nil && fr.File.Context.Kustomize != nil && t.readsAs(fr.Input.Path).Kustomize == nil {
+				again = append(again, i)
+			}
+		}
+		e.parallel(len(again), func(j int) { lint(again[j]) })
+	}
 	for _, fr := range slots {
 		if fr.Input.Context {
 			res.context = append(res.context, fr)
@@ -143,10 +175,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 			}
 			// The root's directory is the application, as Argo CD and
 			// Flux name it (their path).
-			for _, s := range e.summarize(obj, k, nil) {
-				s.app = r.Root.Dir
-				rendered.summaries = append(rendered.summaries, s)
-			}
+			rendered.summaries = e.summarize(obj, k, r.Root.Dir, rendered.summaries)
 		}
 	}
 	// What was placed so far stays through Finish, as the file's own.

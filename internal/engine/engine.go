@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
@@ -288,7 +287,8 @@ func (e *Engine) lintFile(in manifest.Input, data []byte, ctx manifest.Context) 
 	if !in.Context {
 		fr.own = e.lint(f, fr.ignores)
 	}
-	if f.Template == "" && !fr.ignores.all() {
+	if f.Template == "" && !fr.ignores.all() && len(e.cross) > 0 {
+		app := application(in.Path)
 		for _, obj := range f.Objects {
 			if obj.Partial || obj.Kustomize != nil {
 				continue
@@ -301,7 +301,7 @@ func (e *Engine) lintFile(in manifest.Input, data []byte, ctx manifest.Context) 
 				}
 				fr.optOuts[k] = ignored
 			}
-			fr.summaries = e.summarize(obj, k, fr.summaries)
+			fr.summaries = e.summarize(obj, k, app, fr.summaries)
 		}
 	}
 	// Findings outlive the file; the node tree does not need to, so
@@ -318,8 +318,7 @@ func (e *Engine) context(path string) manifest.Context {
 	return e.kusts.For(path)
 }
 
-func (e *Engine) summarize(obj *manifest.Object, k objectKey, out []summary) []summary {
-	app := application(obj.File)
+func (e *Engine) summarize(obj *manifest.Object, k objectKey, app string, out []summary) []summary {
 	for i, r := range e.cross {
 		p := analysis.NewPass(r, obj, e.cfg, nil)
 		if v, ok := r.Cross.Summarize(p); ok {
@@ -367,7 +366,13 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 			f.Severity = e.severityOf(f)
 			fr.Findings = append(fr.Findings, f)
 		}
-		// Applications in the order their first summary comes.
+		// Each rule's summaries, by application in the order their first
+		// summary comes: one pass, whatever the number of applications.
+		type group struct {
+			values []any
+			apps   []string
+		}
+		byRule := make([]map[string]*group, len(e.cross))
 		var apps []string
 		seen := map[string]bool{}
 		for _, s := range all {
@@ -375,37 +380,42 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 				seen[s.app] = true
 				apps = append(apps, s.app)
 			}
-		}
-		shared := map[string]map[string]any{} // per application
-		for i, r := range e.cross {
-			groups := [][]string{apps}
-			if r.Scope == analysis.PerApplication {
-				groups = groups[:0]
-				for _, a := range apps {
-					groups = append(groups, []string{a})
-				}
+			if byRule[s.rule] == nil {
+				byRule[s.rule] = map[string]*group{}
 			}
-			for _, g := range groups {
-				in := map[string]bool{}
-				for _, a := range g {
-					in[a] = true
-				}
-				var mine []any
-				var mineApps []string
-				for _, s := range all {
-					if s.rule == i && in[s.app] {
-						mine = append(mine, s.value)
-						mineApps = append(mineApps, s.app)
+			g := byRule[s.rule][s.app]
+			if g == nil {
+				g = &group{}
+				byRule[s.rule][s.app] = g
+			}
+			g.values = append(g.values, s.value)
+			g.apps = append(g.apps, s.app)
+		}
+		shared := map[string]map[string]any{} // per application, and one for all
+		memo := func(key string) map[string]any {
+			if shared[key] == nil {
+				shared[key] = map[string]any{}
+			}
+			return shared[key]
+		}
+		for i, r := range e.cross {
+			if r.Scope == analysis.PerApplication {
+				for _, a := range apps {
+					if g := byRule[i][a]; g != nil {
+						r.Cross.Finish(analysis.NewCrossPass(r, e.cfg, memo(a), g.apps, report), g.values)
 					}
 				}
-				if len(mine) == 0 {
-					continue
+				continue
+			}
+			var all group
+			for _, a := range apps {
+				if g := byRule[i][a]; g != nil {
+					all.values = append(all.values, g.values...)
+					all.apps = append(all.apps, g.apps...)
 				}
-				key := strings.Join(g, "\x00")
-				if shared[key] == nil {
-					shared[key] = map[string]any{}
-				}
-				r.Cross.Finish(analysis.NewCrossPass(r, e.cfg, shared[key], mineApps, report), mine)
+			}
+			if len(all.values) > 0 {
+				r.Cross.Finish(analysis.NewCrossPass(r, e.cfg, memo("\x00all"), all.apps, report), all.values)
 			}
 		}
 	}
@@ -572,7 +582,7 @@ func (e *Engine) LintObjects(objs []*manifest.Object) []analysis.Finding {
 			}
 			fr.optOuts[k] = ignored
 		}
-		fr.summaries = e.summarize(obj, k, fr.summaries)
+		fr.summaries = e.summarize(obj, k, application(obj.File), fr.summaries)
 	}
 	for i := range out {
 		out[i].Severity = e.severityOf(out[i])
