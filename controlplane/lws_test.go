@@ -155,8 +155,8 @@ func (r lwsRun) lwsGone() (bool, error) {
 	return apierrors.IsNotFound(err), err
 }
 
-// revisions lists the ControllerRevisions of LWS demo: name, hash label and
-// owner uids.
+// revisions lists the ControllerRevisions of LWS demo (those a
+// LeaderWorkerSet owns): name, hash label and owner uids.
 func (r lwsRun) revisions() []string {
 	r.t.Helper()
 	list, err := cluster.Client.AppsV1().ControllerRevisions(r.ns).List(context.Background(), metav1.ListOptions{LabelSelector: "leaderworkerset.sigs.k8s.io/name=demo"})
@@ -165,9 +165,16 @@ func (r lwsRun) revisions() []string {
 	}
 	var out []string
 	for _, cr := range list.Items {
+		// The StatefulSet controller keeps revisions of its own for the
+		// StatefulSets, with the pods' labels: only the LWS's count.
 		var owners []string
+		lws := false
 		for _, o := range cr.OwnerReferences {
 			owners = append(owners, string(o.UID))
+			lws = lws || o.Kind == "LeaderWorkerSet"
+		}
+		if !lws {
+			continue
 		}
 		out = append(out, fmt.Sprintf("%s hash=%s owners=%v", cr.Name, cr.Labels["leaderworkerset.sigs.k8s.io/template-revision-hash"], owners))
 	}
@@ -195,6 +202,19 @@ func has(list []string, sub string) bool {
 		}
 	}
 	return false
+}
+
+// sameHashes counts the distinct template hashes among revisions.
+func sameHashes(revs []string) int {
+	set := map[string]bool{}
+	for _, r := range revs {
+		for _, f := range strings.Fields(r) {
+			if strings.HasPrefix(f, "hash=") {
+				set[f] = true
+			}
+		}
+	}
+	return len(set)
 }
 
 func ownedOnlyBy(revs []string, uid types.UID) bool {
@@ -290,6 +310,14 @@ func TestLWS732(t *testing.T) {
 				// LeaderWorkerSet") while it was still held.
 				if !has(ev, "Creating missing revision") || len(during) == 0 {
 					t.Errorf("lws#732 not reproduced on %s: events %q, revisions while held %v", version, ev, during)
+				}
+				// It adopted the terminating StatefulSet and the old
+				// revision, and ends with two revisions of one template.
+				if len(duringSts.owners) != 1 || duringSts.owners[0] != string(newUID) || !ownedOnlyBy(during, newUID) {
+					t.Errorf("%s: expected the new LWS to adopt the terminating leader StatefulSet and its revision; StatefulSet owners %v, revisions %v", version, duringSts.owners, during)
+				}
+				if len(revs) < 2 || sameHashes(revs) != 1 {
+					t.Errorf("%s: expected duplicate revisions of one template after the release; got %v", version, revs)
 				}
 			}
 			r.cleanup()
