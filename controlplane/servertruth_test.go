@@ -548,8 +548,8 @@ func loadKnown(t *testing.T) map[string]string {
 // verdicts compares the server's answers with shipshape's findings and
 // returns the disagreements, each as a stable key (file:line:col rule field,
 // or "accepted/refused SOURCE") and a description.
-func verdicts(objs []*sentObject) (disagree map[string]string, table map[string]int) {
-	disagree, table = map[string]string{}, map[string]int{}
+func verdicts(objs []*sentObject) (disagree map[string]string, table map[string]int, why map[string][]string) {
+	disagree, table, why = map[string]string{}, map[string]int{}, map[string][]string{}
 	for _, o := range objs {
 		table["sent"]++
 		if o.Refused {
@@ -598,11 +598,20 @@ func verdicts(objs []*sentObject) (disagree map[string]string, table map[string]
 		}
 		if r := classify(o); r != nil {
 			table["refused for a reason shipshape does not claim: "+r.name]++
+			why[r.name] = append(why[r.name], o.Source+": "+firstLine(o.Output))
 			continue
 		}
 		disagree["refused "+o.Source] = fmt.Sprintf("%s: no refusing-rule finding, but refused: %s", o.Source, o.Output)
 	}
-	return disagree, table
+	return disagree, table, why
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	if len(l) > 200 {
+		l = l[:200] + "..."
+	}
+	return l
 }
 
 // ensureNamespaces creates the namespaces the objects name, so that the
@@ -637,7 +646,7 @@ func sample(objs []*sentObject, n uint32) []*sentObject {
 	return out
 }
 
-func report(t *testing.T, title string, objs []*sentObject, table map[string]int, disagree map[string]string, known map[string]string) {
+func report(t *testing.T, title string, objs []*sentObject, table map[string]int, disagree map[string]string, known map[string]string, why map[string][]string) {
 	t.Helper()
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n== server truth: %s\n", title)
@@ -648,6 +657,15 @@ func report(t *testing.T, title string, objs []*sentObject, table map[string]int
 	sort.Strings(keys)
 	for _, k := range keys {
 		fmt.Fprintf(&b, "  %-70s %5d\n", k, table[k])
+	}
+	for _, r := range reasons {
+		if len(why[r.name]) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "  refused, not claimed by shipshape: %s (%d): %s\n", r.name, len(why[r.name]), r.explain)
+		for _, w := range why[r.name] {
+			fmt.Fprintf(&b, "      %s\n", w)
+		}
 	}
 	ids := make([]string, 0, len(disagree))
 	for k := range disagree {
@@ -694,9 +712,9 @@ func TestServerTruthTestdata(t *testing.T) {
 	objs := collect(t, repo, yamlFiles(t, repo, "testdata"), findings, true)
 	ensureNamespaces(t, objs)
 	send(t, objs)
-	disagree, table := verdicts(objs)
+	disagree, table, why := verdicts(objs)
 	known := loadKnown(t)
-	report(t, "testdata/ (every object)", objs, table, disagree, known)
+	report(t, "testdata/ (every object)", objs, table, disagree, known, why)
 	checkKnownStillDisagree(t, "testdata/", disagree, known)
 	if table["claims (error findings of the refusing rules)"] == 0 {
 		t.Error("no claim was checked: the testdata has error findings of the refusing rules")
@@ -724,8 +742,8 @@ func TestServerTruthCorpus(t *testing.T) {
 	objs := sample(collect(t, base, yamlFiles(t, base, name), findings, false), 8)
 	ensureNamespaces(t, objs)
 	send(t, objs)
-	disagree, table := verdicts(objs)
+	disagree, table, why := verdicts(objs)
 	known := loadKnown(t)
-	report(t, "corpus sample ("+name+")", objs, table, disagree, known)
+	report(t, "corpus sample ("+name+")", objs, table, disagree, known, why)
 	checkKnownStillDisagree(t, name+"/", disagree, known)
 }
