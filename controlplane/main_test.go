@@ -53,6 +53,10 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	if d := os.Getenv("CONTROLPLANE_PIDS"); d != "" {
+		// scripts/controlplane-test sends SIGTERM here when interrupted.
+		_ = os.WriteFile(filepath.Join(d, "test-binary"), []byte(fmt.Sprint(os.Getpid())), 0o644)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 

@@ -50,8 +50,8 @@ var Controllers = "garbagecollector,statefulset,serviceaccount,serviceaccount-to
 
 // Start starts the control plane in dir and waits until it serves requests
 // and the default ServiceAccount exists (the controller-manager works).
-func Start(ctx context.Context, bin, dir string) (c *Cluster, err error) {
-	c = &Cluster{Dir: dir, Bin: bin, Procs: &Procs{PidDir: os.Getenv("CONTROLPLANE_PIDS")}}
+func Start(ctx context.Context, bin, dir string) (_ *Cluster, err error) {
+	c := &Cluster{Dir: dir, Bin: bin, Procs: &Procs{PidDir: os.Getenv("CONTROLPLANE_PIDS")}}
 	defer func() {
 		if err != nil {
 			_ = c.Procs.StopAll(10 * time.Second)

@@ -73,8 +73,8 @@ func (c *Cluster) InstallLWSCRD(ctx context.Context, moduleDir string) error {
 // StartLWS installs the CRD and webhook configurations of the LWS module in
 // moduleDir and starts its manager (bin) against the cluster. It returns when
 // the webhooks answer a server-side dry-run create of a LeaderWorkerSet.
-func (c *Cluster) StartLWS(ctx context.Context, version, moduleDir, bin string) (l *LWS, err error) {
-	l = &LWS{Version: version, cluster: c}
+func (c *Cluster) StartLWS(ctx context.Context, version, moduleDir, bin string) (_ *LWS, err error) {
+	l := &LWS{Version: version, cluster: c}
 	defer func() {
 		if err != nil {
 			_ = l.Stop()
