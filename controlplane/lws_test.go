@@ -195,6 +195,19 @@ func (r lwsRun) events(uid types.UID) []string {
 	return out
 }
 
+// eventsAll lists the messages of every event in the namespace.
+func (r lwsRun) eventsAll() []string {
+	list, err := cluster.Client.CoreV1().Events(r.ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		return []string{err.Error()}
+	}
+	var out []string
+	for _, e := range list.Items {
+		out = append(out, e.InvolvedObject.Kind+"/"+e.InvolvedObject.Name+" "+e.Reason+": "+e.Message)
+	}
+	return out
+}
+
 func has(list []string, sub string) bool {
 	for _, l := range list {
 		if strings.Contains(l, sub) {
@@ -226,6 +239,30 @@ func ownedOnlyBy(revs []string, uid types.UID) bool {
 	return len(revs) > 0
 }
 
+// leftovers names the StatefulSets, pods and LWS revisions of demo still there.
+func (r lwsRun) leftovers() string {
+	ctx := context.Background()
+	sel := metav1.ListOptions{LabelSelector: "leaderworkerset.sigs.k8s.io/name=demo"}
+	var left []string
+	if s := r.leaderSts(); s != nil {
+		left = append(left, "leader StatefulSet")
+	}
+	if l, err := cluster.Client.AppsV1().StatefulSets(r.ns).List(ctx, sel); err == nil {
+		for _, s := range l.Items {
+			left = append(left, "StatefulSet "+s.Name)
+		}
+	}
+	if l, err := cluster.Client.CoreV1().Pods(r.ns).List(ctx, sel); err == nil {
+		for _, p := range l.Items {
+			left = append(left, "Pod "+p.Name)
+		}
+	}
+	if revs := r.revisions(); len(revs) > 0 {
+		left = append(left, fmt.Sprint("revisions ", revs))
+	}
+	return strings.Join(left, ", ")
+}
+
 // cleanup deletes the LWS and everything it owns, releasing any hold, and
 // waits until all of it is gone.
 func (r lwsRun) cleanup() {
@@ -236,9 +273,13 @@ func (r lwsRun) cleanup() {
 	if gone, _ := r.lwsGone(); !gone {
 		r.deleteLWS(metav1.DeletePropagationForeground)
 	}
-	r.waitFor("LWS, its StatefulSets and revisions gone", 90*time.Second, func() (bool, error) {
+	r.waitFor("LWS, its StatefulSets, pods and revisions gone", 90*time.Second, func() (bool, error) {
 		gone, err := r.lwsGone()
-		return gone && r.leaderSts() == nil && len(r.revisions()) == 0, err
+		left := r.leftovers()
+		if err == nil && left != "" {
+			err = fmt.Errorf("left: %s", left)
+		}
+		return gone && left == "", err
 	})
 }
 
@@ -268,7 +309,8 @@ func TestLWS732(t *testing.T) {
 			// Unsafe: delete, then create while the old StatefulSet terminates.
 			oldUID := r.create()
 			r.waitFor("leader StatefulSet and first revision", 60*time.Second, func() (bool, error) {
-				return r.leaderSts() != nil && len(r.revisions()) == 1, nil
+				revs := r.revisions()
+				return r.leaderSts() != nil && len(revs) == 1, fmt.Errorf("leader StatefulSet %v, revisions %v, events %q", r.leaderSts() != nil, revs, r.eventsAll())
 			})
 			oldRevs := r.revisions()
 			r.setHold(true)
@@ -325,7 +367,8 @@ func TestLWS732(t *testing.T) {
 			// Safe: foreground delete, wait until gone, then create.
 			r.create()
 			r.waitFor("leader StatefulSet and first revision", 60*time.Second, func() (bool, error) {
-				return r.leaderSts() != nil && len(r.revisions()) == 1, nil
+				revs := r.revisions()
+				return r.leaderSts() != nil && len(revs) == 1, fmt.Errorf("leader StatefulSet %v, revisions %v, events %q", r.leaderSts() != nil, revs, r.eventsAll())
 			})
 			r.setHold(true)
 			r.deleteLWS(metav1.DeletePropagationForeground)
