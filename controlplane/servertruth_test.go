@@ -487,8 +487,8 @@ var reasons = []reason{
 		"the document carries a shipshape:ignore comment or a shipshape.dev/ignore annotation: shipshape was asked not to report it (testdata/lint/suppression)"},
 	{"strategic-merge patch sent alone", regexp.MustCompile(`unknown field "[^"]*\$(patch|setElementOrder|retainKeys|deleteFromPrimitiveList)`),
 		"a kustomize patch of a root that kustomize cannot render is sent as a plain file: its $patch directive is not an API field"},
-	{"custom resource without CRD", regexp.MustCompile(`no matches for kind|resource mapping not found|ensure CRDs are installed first`),
-		"the object is a custom resource whose CustomResourceDefinition is not installed on the test cluster: the server has no schema for it (shipshape lints it anyway)"},
+	{"kind not served (CRD not installed, or API version removed)", regexp.MustCompile(`no matches for kind|resource mapping not found|ensure CRDs are installed first`),
+		"kubectl finds no resource for the kind and version: a custom resource whose CustomResourceDefinition is not installed on the test cluster, or a built-in kind at a removed version (extensions/v1beta1, policy/v1beta1, autoscaling/v2beta1); the server has nothing to judge it by"},
 	{"service account missing", regexp.MustCompile(`serviceaccount "[^"]+" not found|error looking up service account`),
 		"a bare Pod names a ServiceAccount that does not exist: the ServiceAccount admission plugin refuses it; a cluster state, not a manifest error"},
 	{"referenced object missing", regexp.MustCompile(`(?i)not found`),
@@ -580,7 +580,7 @@ func verdicts(objs []*sentObject) (disagree map[string]string, table map[string]
 				}
 				if o.Client && reasons[2].re.MatchString(o.Output) {
 					// No CRD: the server has no schema to judge by.
-					table["claims on custom resources without CRD (not verifiable here)"]++
+					table["claims on kinds not served here (no CRD, removed version): not verifiable"]++
 					continue
 				}
 				if confirmed > 0 {
