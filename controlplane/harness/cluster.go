@@ -127,6 +127,7 @@ func Start(ctx context.Context, bin, dir string) (_ *Cluster, err error) {
 		"--service-cluster-ip-range=10.96.0.0/16",
 		"--authorization-mode=Node,RBAC",
 		"--endpoint-reconciler-type=none",
+		"--allow-privileged=true", // as kubeadm and managed clusters set it
 		"--cert-dir="+filepath.Join(dir, "pki"),
 		"--profiling=false",
 		"--v=0",
