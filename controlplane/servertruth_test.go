@@ -75,7 +75,8 @@ func lint(t *testing.T, dir string, paths ...string) []finding {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, shipshape, append([]string{"lint", "--format", "json"}, paths...)...)
+	// As kubectl apply -f reads them: files as written, nothing rendered.
+	cmd := exec.CommandContext(ctx, shipshape, append([]string{"lint", "--format", "json", "--render", "none"}, paths...)...)
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -708,8 +709,9 @@ func TestServerTruthTestdata(t *testing.T) {
 	stopLWS := startLatestLWS(t)
 	defer stopLWS()
 	repo, _ := filepath.Abs("..")
-	findings := lint(t, repo, "testdata")
-	objs := collect(t, repo, yamlFiles(t, repo, "testdata"), findings, true)
+	// The rules' fixtures (rules/testdata) and the CLI's (testdata).
+	findings := lint(t, repo, "testdata", "rules/testdata")
+	objs := collect(t, repo, append(yamlFiles(t, repo, "testdata"), yamlFiles(t, repo, "rules/testdata")...), findings, true)
 	ensureNamespaces(t, objs)
 	send(t, objs)
 	disagree, table, why := verdicts(objs)

@@ -13,10 +13,10 @@ var duplicateKey = Register(&analysis.Rule{
 	ID:       "duplicate-key",
 	Severity: analysis.Error,
 	Summary:  "A mapping has the same key twice",
-	Doc: `YAML forbids a key appearing twice in one mapping, and kubectl and kustomize reject
-the document ("mapping key already defined"). Tools that accept it keep one of the
-values, silently: often the last, so the first value, the one a reviewer reads, is
-not what is applied.
+	Doc: `YAML forbids a key appearing twice in one mapping. kustomize rejects the document
+("mapping key already defined"), so a kustomize root with one fails to build in Argo
+CD, Flux and ` + "`kubectl apply -k`" + `; kubectl (v1.32) accepts it and silently keeps the
+last value, so the first value, the one a reviewer reads, is not what is applied.
 
 Keys are compared as kubectl reads them (YAML 1.1, then JSON): ` + "`on`" + ` and ` + "`true`" + `
 are the same key, and so are ` + "`1`" + ` and ` + "`\"1\"`" + `. The finding points at the second
@@ -123,7 +123,9 @@ func (w *dupChecker) report(in manifest.FieldPath, first, second *yaml.Node, tex
 			second.Value, first.Value, strconv.Quote(text))
 		return
 	}
-	who := "kubectl and kustomize reject the document (tools that accept it keep one of the values)"
+	// kubectl (v1.32, checked against a real API server in controlplane/)
+	// sends the last value and says nothing; kustomize (yaml.v3) refuses.
+	who := "kustomize rejects the document, and kubectl silently keeps the last value (the first is lost)"
 	k1, _ := jsonValue(first)
 	if k2, _ := jsonValue(second); k1 != k2 {
 		// "1" and 1: two keys for YAML 1.1, one for YAML 1.2 and JSON.
