@@ -49,6 +49,8 @@ type finding struct {
 		Namespace  string `json:"namespace"`
 		Name       string `json:"name"`
 	} `json:"resource"`
+	// Roots are the kustomize roots whose rendering the finding is about.
+	Roots []string `json:"roots"`
 }
 
 func (f finding) id() string {
@@ -75,8 +77,7 @@ func lint(t *testing.T, dir string, paths ...string) []finding {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	// As kubectl apply -f reads them: files as written, nothing rendered.
-	cmd := exec.CommandContext(ctx, shipshape, append([]string{"lint", "--format", "json", "--render", "none"}, paths...)...)
+	cmd := exec.CommandContext(ctx, shipshape, append([]string{"lint", "--format", "json"}, paths...)...)
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -182,8 +183,10 @@ func collect(t *testing.T, base string, files []string, findings []finding, rend
 		}
 	}
 	roots := make([]string, 0, len(rendered))
+	rootFindings := map[string][]finding{}
 	for r := range rendered {
 		roots = append(roots, r)
+		rootFindings[r] = lint(t, base, r)
 	}
 	sort.Strings(roots)
 	for _, root := range roots {
@@ -200,14 +203,15 @@ func collect(t *testing.T, base string, files []string, findings []finding, rend
 				t.Fatalf("%s: rendered object: %v", root, err)
 			}
 			o := newObject(fmt.Sprintf("%s (kustomize) %s/%s", root, m.Kind, m.Metadata.Name), doc)
-			for file, fs := range byFile {
-				if !strings.HasPrefix(file, root+"/") {
-					continue
-				}
-				for _, f := range fs {
-					if f.Resource.Kind == m.Kind && f.Resource.Name == m.Metadata.Name && f.Resource.Namespace == m.Metadata.Namespace {
-						o.add(f)
-					}
+			// What shipshape says of this directory built alone, as
+			// kubectl kustomize builds it: findings on its rendered objects
+			// (their resource is the rendered one) and on the sources it
+			// reads (their resource is the source document's: no namespace
+			// or prefix added yet, so only kind and name are compared).
+			for _, f := range rootFindings[root] {
+				if f.Resource.Kind == m.Kind && (f.Resource.Name == m.Metadata.Name && f.Resource.Namespace == m.Metadata.Namespace ||
+					len(f.Roots) == 0 && strings.HasSuffix(m.Metadata.Name, f.Resource.Name)) {
+					o.add(f)
 				}
 			}
 			objs = append(objs, o)
@@ -709,9 +713,8 @@ func TestServerTruthTestdata(t *testing.T) {
 	stopLWS := startLatestLWS(t)
 	defer stopLWS()
 	repo, _ := filepath.Abs("..")
-	// The rules' fixtures (rules/testdata) and the CLI's (testdata).
-	findings := lint(t, repo, "testdata", "rules/testdata")
-	objs := collect(t, repo, append(yamlFiles(t, repo, "testdata"), yamlFiles(t, repo, "rules/testdata")...), findings, true)
+	findings := lint(t, repo, "testdata")
+	objs := collect(t, repo, yamlFiles(t, repo, "testdata"), findings, true)
 	ensureNamespaces(t, objs)
 	send(t, objs)
 	disagree, table, why := verdicts(objs)

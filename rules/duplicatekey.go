@@ -14,9 +14,10 @@ var duplicateKey = Register(&analysis.Rule{
 	Severity: analysis.Error,
 	Summary:  "A mapping has the same key twice",
 	Doc: `YAML forbids a key appearing twice in one mapping. kustomize rejects the document
-("mapping key already defined"), so a kustomize root with one fails to build in Argo
-CD, Flux and ` + "`kubectl apply -k`" + `; kubectl (v1.32) accepts it and silently keeps the
-last value, so the first value, the one a reviewer reads, is not what is applied.
+("mapping key already defined"), so in a file a kustomize root reads it is an error:
+the root fails to build in Argo CD, Flux and ` + "`kubectl apply -k`" + `. kubectl (v1.32)
+accepts it and silently keeps the last value, so in a file applied as written it is a
+warning: the first value, the one a reviewer reads, is not what is applied.
 
 Keys are compared as kubectl reads them (YAML 1.1, then JSON): ` + "`on`" + ` and ` + "`true`" + `
 are the same key, and so are ` + "`1`" + ` and ` + "`\"1\"`" + `. The finding points at the second
@@ -131,6 +132,11 @@ func (w *dupChecker) report(in manifest.FieldPath, first, second *yaml.Node, tex
 		// "1" and 1: two keys for YAML 1.1, one for YAML 1.2 and JSON.
 		who = "kustomize rejects the document, and kubectl keeps only one of the values"
 	}
-	w.p.Report(second, path, nil, "key %s appears twice in this mapping: %s: remove one",
+	f := w.p.Finding(second, path, nil, "key %s appears twice in this mapping: %s: remove one",
 		strconv.Quote(second.Value), who)
+	if w.p.Object.Kustomize == nil {
+		// Applied as written, by kubectl: accepted, a value silently lost.
+		f.Severity = analysis.Warning
+	}
+	w.p.ReportFinding(f)
 }

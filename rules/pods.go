@@ -49,16 +49,29 @@ func (p *pods) missing(sel map[string]string) []string {
 	return out
 }
 
-// Labels controllers add to the pods they make, by controller kind.
+// Labels controllers add to the pods they make with a value per pod, by
+// controller kind: shared, read-only sets (summaries of every workload of
+// a repository point at them rather than carry copies).
 var (
-	deploymentLabels = []string{"pod-template-hash"}
-	daemonSetLabels  = []string{"controller-revision-hash", "pod-template-generation"}
-	statefulLabels   = []string{"controller-revision-hash"}
-	jobLabels        = []string{"controller-uid", "batch.kubernetes.io/controller-uid", "batch.kubernetes.io/job-completion-index"}
-	cronJobLabels    = append([]string{"job-name", "batch.kubernetes.io/job-name"}, jobLabels...)
-	lwsLabels        = []string{"leaderworkerset.sigs.k8s.io/group-index", "leaderworkerset.sigs.k8s.io/group-key", "leaderworkerset.sigs.k8s.io/template-revision-hash"}
-	rolloutLabels    = []string{"rollouts-pod-template-hash"}
+	noLabels         = set()
+	deploymentLabels = set("pod-template-hash")
+	daemonSetLabels  = set("controller-revision-hash", "pod-template-generation")
+	statefulLabels   = set("controller-revision-hash")
+	statefulUnknown  = set("controller-revision-hash", "statefulset.kubernetes.io/pod-name", "apps.kubernetes.io/pod-index")
+	jobLabels        = set("controller-uid", "batch.kubernetes.io/controller-uid", "batch.kubernetes.io/job-completion-index")
+	cronJobLabels    = set("job-name", "batch.kubernetes.io/job-name", "controller-uid", "batch.kubernetes.io/controller-uid", "batch.kubernetes.io/job-completion-index")
+	lwsLeaderLabels  = set("leaderworkerset.sigs.k8s.io/group-index", "leaderworkerset.sigs.k8s.io/group-key", "leaderworkerset.sigs.k8s.io/template-revision-hash")
+	lwsWorkerLabels  = set("leaderworkerset.sigs.k8s.io/group-index", "leaderworkerset.sigs.k8s.io/group-key", "leaderworkerset.sigs.k8s.io/template-revision-hash", lwsWorkerIndexLabel)
+	rolloutLabels    = set("rollouts-pod-template-hash")
 )
+
+func set(keys ...string) map[string]bool {
+	m := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		m[k] = true
+	}
+	return m
+}
 
 // podsOf returns the pods obj makes: a Pod's own labels, or one entry per
 // pod template of a built-in workload or a known custom resource
@@ -66,16 +79,18 @@ var (
 // PodTemplate objects make no pods.
 func podsOf(obj *manifest.Object) []*pods {
 	g := obj.Group()
-	mk := func(tmpl *yaml.Node, varying ...string) *pods {
-		p := &pods{owner: obj.Kind + "/" + obj.Name, ns: obj.EffectiveNamespace(), fixed: map[string]string{}, varying: map[string]bool{}}
-		for k, v := range selector.Labels(manifest.Path(tmpl, "metadata", "labels")) {
-			p.fixed[k] = v
-		}
-		for k, v := range obj.SelectorLabels {
-			p.fixed[k] = v
-		}
-		for _, k := range varying {
-			p.varying[k] = true
+	mk := func(tmpl *yaml.Node, varying map[string]bool) *pods {
+		p := &pods{owner: obj.Kind + "/" + obj.Name, ns: obj.EffectiveNamespace(), varying: varying}
+		p.fixed = selector.Labels(manifest.Path(tmpl, "metadata", "labels"))
+		if p.fixed == nil || len(obj.SelectorLabels) > 0 {
+			fixed := make(map[string]string, len(p.fixed)+len(obj.SelectorLabels))
+			for k, v := range p.fixed {
+				fixed[k] = v
+			}
+			for k, v := range obj.SelectorLabels {
+				fixed[k] = v
+			}
+			p.fixed = fixed
 		}
 		return p
 	}
@@ -90,22 +105,22 @@ func podsOf(obj *manifest.Object) []*pods {
 	add := func(p *pods) { out = append(out, p) }
 	switch {
 	case obj.Kind == "Pod" && obj.APIVersion == "v1":
-		add(mk(obj.Node))
+		add(mk(obj.Node, noLabels))
 	case obj.Kind == "ReplicationController" && obj.APIVersion == "v1", obj.Kind == "ReplicaSet" && (g == "apps" || g == "extensions"):
 		if t := template(); t != nil {
-			add(mk(t))
+			add(mk(t, noLabels))
 		}
 	case obj.Kind == "Deployment" && (g == "apps" || g == "extensions"):
 		if t := template(); t != nil {
-			add(mk(t, deploymentLabels...))
+			add(mk(t, deploymentLabels))
 		}
 	case obj.Kind == "DaemonSet" && (g == "apps" || g == "extensions"):
 		if t := template(); t != nil {
-			add(mk(t, daemonSetLabels...))
+			add(mk(t, daemonSetLabels))
 		}
 	case obj.Kind == "StatefulSet" && g == "apps":
 		if t := template(); t != nil {
-			p := mk(t, statefulLabels...)
+			p := mk(t, statefulLabels)
 			if n, ok := replicas(obj); ok {
 				p.oneOf = map[string][]string{}
 				for i := range n {
@@ -113,38 +128,34 @@ func podsOf(obj *manifest.Object) []*pods {
 					p.oneOf["apps.kubernetes.io/pod-index"] = append(p.oneOf["apps.kubernetes.io/pod-index"], strconv.Itoa(i))
 				}
 			} else {
-				p.varying["statefulset.kubernetes.io/pod-name"] = true
-				p.varying["apps.kubernetes.io/pod-index"] = true
+				p.varying = statefulUnknown
 			}
 			add(p)
 		}
 	case obj.Kind == "Job" && g == "batch":
 		if t := template(); t != nil {
-			p := mk(t, jobLabels...)
+			p := mk(t, jobLabels)
 			p.fixed["job-name"] = obj.Name
 			p.fixed["batch.kubernetes.io/job-name"] = obj.Name
 			add(p)
 		}
 	case obj.Kind == "CronJob" && g == "batch":
 		if t := manifest.Path(obj.Node, "spec", "jobTemplate", "spec", "template"); t != nil && t.Kind == yaml.MappingNode {
-			add(mk(t, cronJobLabels...))
+			add(mk(t, cronJobLabels))
 		}
 	case isLWS(obj):
 		for _, lp := range lwsPodLabels(obj) {
-			p := &pods{owner: obj.Kind + "/" + obj.Name, ns: obj.EffectiveNamespace(), fixed: lp.labels, varying: map[string]bool{}}
-			for _, k := range lwsLabels {
-				p.varying[k] = true
-			}
+			p := &pods{owner: obj.Kind + "/" + obj.Name, ns: obj.EffectiveNamespace(), fixed: lp.labels, varying: lwsLeaderLabels}
 			if !lp.leader {
 				// Workers have indexes 1 and up; the leader's is fixed at 0.
 				delete(p.fixed, lwsWorkerIndexLabel)
-				p.varying[lwsWorkerIndexLabel] = true
+				p.varying = lwsWorkerLabels
 			}
 			add(p)
 		}
 	case obj.Kind == "Rollout" && g == "argoproj.io":
 		if t := template(); t != nil {
-			add(mk(t, rolloutLabels...))
+			add(mk(t, rolloutLabels))
 		}
 	}
 	return out

@@ -105,7 +105,8 @@ type servicePodsSummary struct {
 	// A Service with a selector.
 	service  string
 	selector map[string]string
-	entries  map[string]analysis.Finding // selector key -> a finding at its entry
+	at       analysis.Finding // at the selector's first entry
+	entries  []entryAt        // where each key of the selector is written
 	// The pods a workload makes.
 	pods []*pods
 	// Endpoints or an EndpointSlice for the Service named.
@@ -124,19 +125,22 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 		if manifest.ScalarValue(manifest.MapGet(spec, "type")) == "ExternalName" || sel == nil || sel.Kind != yaml.MappingNode {
 			return s, false
 		}
-		s.service, s.selector, s.entries = obj.Name, map[string]string{}, map[string]analysis.Finding{}
+		s.service, s.selector = obj.Name, map[string]string{}
 		for i := 0; i+1 < len(sel.Content); i += 2 {
 			k, v := sel.Content[i], sel.Content[i+1]
 			if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode {
 				return s, false // not a plain map: service rules of their own say so
 			}
 			s.selector[k.Value] = v.Value
-			s.entries[k.Value] = p.Finding(k, manifest.Keys("spec", "selector", k.Value).String(), nil, "")
+			s.entries = append(s.entries, entryAt{k.Value, k.Line, k.Column})
+		}
+		if len(s.entries) > 0 {
+			s.at = p.Finding(sel.Content[0], "", nil, "")
 		}
 		for k, v := range obj.SelectorLabels {
 			s.selector[k] = v
 		}
-		return s, len(s.selector) > 0
+		return s, len(s.entries) > 0
 	case obj.Kind == "Endpoints" && obj.APIVersion == "v1":
 		s.endpointsFor = obj.Name
 		return s, true
@@ -217,14 +221,14 @@ func noPodsFinding(s servicePodsSummary, candidates []*pods) (analysis.Finding, 
 	if blame == "" {
 		blame, _, _ = strings.Cut(lacks[0], "=")
 	}
-	f, ok := s.entries[blame]
-	if !ok { // added by a kustomization: blame the first entry written
-		for _, k := range sortedKeys(s.selector) {
-			if f, ok = s.entries[k]; ok {
-				break
-			}
+	// An entry a kustomization added is not written: blame the first one.
+	f, e := s.at, s.entries[0]
+	for _, x := range s.entries {
+		if x.key == blame {
+			e = x
 		}
 	}
+	f.Line, f.Column, f.Field = e.line, e.column, manifest.Keys("spec", "selector", e.key).String()
 	var has []string
 	for _, k := range sortedKeys(s.selector) {
 		if closest.has(k, s.selector[k]) {
@@ -249,6 +253,12 @@ func labelList(m map[string]string) string {
 		parts = append(parts, k+"="+m[k])
 	}
 	return strings.Join(parts, ", ")
+}
+
+// entryAt is where a selector entry is written.
+type entryAt struct {
+	key          string
+	line, column int
 }
 
 func sortedKeys(m map[string]string) []string {
