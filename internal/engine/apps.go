@@ -40,6 +40,9 @@ type tree struct {
 	results  []*render.Result
 	byRoot   map[string]*render.Result // renderedFile(root) -> result
 	reached  map[string][]string       // abs file -> roots (relative dirs) that read it
+	extra    []*FileResult             // files not named that findings were placed in
+	// keepSource: the run keeps files' bytes (fix), those of extra too
+	keepSource bool
 }
 
 // renderedFile names, in findings not placed yet, the objects of a root.
@@ -65,7 +68,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		}
 	}
 	g, _ := render.Discover(named) // paths that cannot be read are walk errors
-	t := &tree{renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, reached: map[string][]string{}}
+	t := &tree{renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, reached: map[string][]string{}, keepSource: e.KeepSource}
 	for path, data := range overlay {
 		if abs, err := filepath.Abs(path); err == nil {
 			t.renderer.Override(abs, data)
@@ -86,6 +89,30 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		for _, f := range g.Reaches(r) {
 			t.reached[f] = append(t.reached[f], rel(r.Dir))
 		}
+	}
+	// The files a root reaches are its application's: those not named (a
+	// base beside the overlay directory named) are read too, and reported
+	// on, unless only files were named (pre-commit), whose roots' other
+	// files are context.
+	onlyFiles := true
+	for _, p := range named {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			onlyFiles = false
+		}
+	}
+	have := map[string]bool{}
+	for _, in := range inputs {
+		have[fileKey(in.Path)] = true
+	}
+	var more []string
+	for f := range t.reached {
+		if !have[f] && manifest.IsYAMLName(f) && filepath.Base(f) != "Kustomization" {
+			more = append(more, f)
+		}
+	}
+	slices.Sort(more)
+	for _, f := range more {
+		inputs = append(inputs, manifest.Input{Path: rel(f), Context: onlyFiles})
 	}
 	renders := make(chan []*render.Result, 1)
 	go func() { renders <- t.renderer.RenderAll(context.Background(), roots) }()
@@ -155,7 +182,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	rendered := &FileResult{}
 	for _, r := range t.results {
 		if r.Problem != nil {
-			e.reportProblem(files, r, named)
+			e.reportProblem(t, files, r, named)
 			continue
 		}
 		objs := make([]*manifest.Object, len(r.Objects))
@@ -193,7 +220,36 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		}
 		return files[fileKey(f.File)]
 	})
+	// The files of an application that were not named, findings placed in.
+	for _, fr := range t.extra {
+		analysis.Sort(fr.Findings)
+		res.Files = append(res.Files, fr)
+		res.Findings = append(res.Findings, fr.Findings...)
+	}
 	return res
+}
+
+// fileFor is the result a finding at the file at abs goes to: the
+// file's, or, for a file of the application that was not named (a base
+// outside the directory named), a new one, which the run then reports;
+// nil for a file read as context only.
+func (t *tree) fileFor(files map[string]*FileResult, abs string) *FileResult {
+	if fr := files[fileKey(abs)]; fr != nil {
+		if fr.Input.Context {
+			return nil
+		}
+		return fr
+	}
+	fr := &FileResult{Input: manifest.Input{Path: rel(abs)}}
+	if t.keepSource { // fix edits it too
+		if data, err := os.ReadFile(abs); err == nil {
+			f := manifest.Parse(fr.Input.Path, data, t.readsAs(abs))
+			fr.File = &manifest.File{Path: f.Path, Src: f.Src, BOM: f.BOM, Docs: f.Docs, Context: f.Context}
+		}
+	}
+	files[fileKey(abs)] = fr
+	t.extra = append(t.extra, fr)
+	return fr
 }
 
 // fileKey is how files are found again from a finding's File (relative as
@@ -224,10 +280,10 @@ func (t *tree) readsAs(path string) manifest.Context {
 // reportProblem reports a root that was not rendered at the entry that
 // stops it (or its kustomization): once, naming every root it stops. Its
 // files are judged as plain files.
-func (e *Engine) reportProblem(files map[string]*FileResult, r *render.Result, named []string) {
-	fr := files[r.Problem.File]
-	if fr == nil || fr.Input.Context {
-		return // not named: reported when it is
+func (e *Engine) reportProblem(t *tree, files map[string]*FileResult, r *render.Result, named []string) {
+	fr := t.fileFor(files, r.Problem.File)
+	if fr == nil {
+		return // read as context for a file named alone: reported when it is
 	}
 	id := RenderErrorID
 	if r.Problem.Refused {
@@ -315,9 +371,9 @@ func (e *Engine) place(t *tree, files map[string]*FileResult, f analysis.Finding
 			f.Fix = fix
 		}
 	}
-	fr := files[loc.File]
-	if fr == nil || fr.Input.Context {
-		return // not named: reported when it is
+	fr := t.fileFor(files, loc.File)
+	if fr == nil {
+		return // read as context for a file named alone: reported when it is
 	}
 	f.File = fr.Input.Path
 	if fr.ignores.suppresses(f.Line, f.Rule) {

@@ -69,7 +69,7 @@ func Files(eng *engine.Engine, res *engine.Result, opt Options) []*Outcome {
 		}
 		o.Err = err
 	}
-	for i, fr := range res.Files {
+	for _, fr := range res.Files {
 		o := byPath[fr.Input.Path]
 		switch {
 		case o == nil || o.Err != nil:
@@ -77,7 +77,7 @@ func Files(eng *engine.Engine, res *engine.Result, opt Options) []*Outcome {
 				o.Applied = nil
 			}
 		case o.Changed() && !opt.DryRun && o.Path != manifest.Stdin:
-			fr.Findings = markSkipped(after.Files[i].Findings, o.skipped)
+			fr.Findings = markSkipped(fileIn(after, fr.Input.Path).Findings, o.skipped)
 		default:
 			fr.Findings = remaining(fr.Findings, o.Applied, o.skipped)
 		}
@@ -175,14 +175,15 @@ func verifyFiles(eng *engine.Engine, res *engine.Result, outs []*Outcome) *engin
 			}
 		}
 		failed := false
-		for i, fr := range res.Files {
+		for _, fr := range res.Files {
 			path := fr.Input.Path
-			if _, ok := changed[path]; !ok && len(after.Files[i].Findings) == len(fr.Findings) {
+			a := fileIn(after, path)
+			if _, ok := changed[path]; !ok && len(a.Findings) == len(fr.Findings) {
 				continue // unchanged, and its cross-resource findings too
 			}
-			err := verify(fr.Findings, applied[path], after.Files[i].Findings)
-			if err == nil && after.Files[i].File != nil && fr.File != nil && after.Files[i].File.Docs != fr.File.Docs {
-				err = fmt.Errorf("fixed output has %d documents instead of %d; not written", after.Files[i].File.Docs, fr.File.Docs)
+			err := verify(fr.Findings, applied[path], a.Findings)
+			if err == nil && a.File != nil && fr.File != nil && a.File.Docs != fr.File.Docs {
+				err = fmt.Errorf("fixed output has %d documents instead of %d; not written", a.File.Docs, fr.File.Docs)
 			}
 			if err == nil {
 				continue
@@ -204,6 +205,17 @@ func verifyFiles(eng *engine.Engine, res *engine.Result, outs []*Outcome) *engin
 			return after
 		}
 	}
+}
+
+// fileIn is the result for path in res; an empty one when res has none
+// (a file of an application that got no finding this time).
+func fileIn(res *engine.Result, path string) *engine.FileResult {
+	for _, fr := range res.Files {
+		if fr.Input.Path == path {
+			return fr
+		}
+	}
+	return &engine.FileResult{}
 }
 
 // markSkipped gives the findings whose fix was skipped the reason, and
