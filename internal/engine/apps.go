@@ -43,6 +43,7 @@ type tree struct {
 	extra    []*FileResult             // files not named that findings were placed in
 	// keepSource: the run keeps files' bytes (fix), those of extra too
 	keepSource bool
+	named      []string // the paths named, longest first (see show)
 }
 
 // renderedFile names, in findings not placed yet, the objects of a root.
@@ -68,7 +69,9 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		}
 	}
 	g, _ := render.Discover(named) // paths that cannot be read are walk errors
-	t := &tree{renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, reached: map[string][]string{}, keepSource: e.KeepSource}
+	t := &tree{renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, reached: map[string][]string{}, keepSource: e.KeepSource,
+		named: slices.Clone(named)}
+	slices.SortStableFunc(t.named, func(a, b string) int { return len(b) - len(a) })
 	for path, data := range overlay {
 		if abs, err := filepath.Abs(path); err == nil {
 			t.renderer.Override(abs, data)
@@ -87,7 +90,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	// rare case that every root reaching one fails.
 	for _, r := range roots {
 		for _, f := range g.Reaches(r) {
-			t.reached[f] = append(t.reached[f], rel(r.Dir))
+			t.reached[f] = append(t.reached[f], t.show(r.Dir))
 		}
 	}
 	// The files a root reaches are its application's: those not named (a
@@ -112,7 +115,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	}
 	slices.Sort(more)
 	for _, f := range more {
-		inputs = append(inputs, manifest.Input{Path: rel(f), Context: onlyFiles})
+		inputs = append(inputs, manifest.Input{Path: t.show(f), Context: onlyFiles})
 	}
 	renders := make(chan []*render.Result, 1)
 	go func() { renders <- t.renderer.RenderAll(context.Background(), roots) }()
@@ -143,7 +146,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	for _, res := range t.results {
 		t.byRoot[renderedFile(res.Root.File)] = res
 		if res.Problem != nil {
-			failed[rel(res.Root.Dir)] = true
+			failed[t.show(res.Root.Dir)] = true
 		}
 	}
 	if len(failed) > 0 {
@@ -240,7 +243,7 @@ func (t *tree) fileFor(files map[string]*FileResult, abs string) *FileResult {
 		}
 		return fr
 	}
-	fr := &FileResult{Input: manifest.Input{Path: rel(abs)}}
+	fr := &FileResult{Input: manifest.Input{Path: t.show(abs)}}
 	if t.keepSource { // fix edits it too
 		if data, err := os.ReadFile(abs); err == nil {
 			f := manifest.Parse(fr.Input.Path, data, t.readsAs(abs))
@@ -292,7 +295,7 @@ func (e *Engine) reportProblem(t *tree, files map[string]*FileResult, r *render.
 	if !e.Enabled(id) {
 		return
 	}
-	root := rel(r.Root.Dir)
+	root := t.show(r.Root.Dir)
 	for i, g := range fr.Findings {
 		if g.Rule == id && g.Line == r.Problem.Line && g.Column == r.Problem.Column {
 			if !slices.Contains(g.Roots, root) {
@@ -325,7 +328,7 @@ func (e *Engine) place(t *tree, files map[string]*FileResult, f analysis.Finding
 		return
 	}
 	o := res.Objects[f.Doc]
-	root := rel(res.Root.Dir)
+	root := t.show(res.Root.Dir)
 	loc := render.Location{Source: render.FromRendered, File: res.Root.File, Root: res.Root.File, Why: "the finding names no field"}
 	if p, err := render.ParsePath(f.Field); err == nil && len(p) > 0 {
 		loc = t.renderer.Locate(res, o, p)
@@ -413,9 +416,9 @@ func (t *tree) carry(res *render.Result, o *render.Object, fix *analysis.Fix, lo
 		case !l.Exact:
 			return nil, l.Why
 		case l.Source != render.FromBase && l.Source != render.FromPatch:
-			return nil, "the value comes from " + l.Source.String() + " " + rel(l.File) + ":" + fmt.Sprint(l.Line) + "; edit it there"
+			return nil, "the value comes from " + l.Source.String() + " " + t.show(l.File) + ":" + fmt.Sprint(l.Line) + "; edit it there"
 		case l.Block != nil:
-			return nil, "the patch is written inline in " + rel(l.File) + "; edit it there"
+			return nil, "the patch is written inline in " + t.show(l.File) + "; edit it there"
 		case l.File != loc.File || l.Doc != loc.Doc:
 			return nil, "the edits land in more than one source"
 		}
@@ -457,6 +460,10 @@ func relPaths(msg string, named []string) string {
 	for _, n := range named {
 		if abs, err := filepath.Abs(n); err == nil {
 			ps = append(ps, pair{abs + string(filepath.Separator), filepath.Clean(n) + string(filepath.Separator)})
+			// kustomize names files by their resolved path.
+			if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+				ps = append(ps, pair{real + string(filepath.Separator), filepath.Clean(n) + string(filepath.Separator)})
+			}
 		}
 	}
 	if wd, err := os.Getwd(); err == nil {
@@ -468,6 +475,25 @@ func relPaths(msg string, named []string) string {
 		msg = strings.ReplaceAll(msg, p.abs, p.as)
 	}
 	return msg
+}
+
+// show writes an absolute path the way the user named the paths: below a
+// path named, as that path and the rest; else relative to the working
+// directory.
+func (t *tree) show(abs string) string {
+	for _, n := range t.named {
+		a, err := filepath.Abs(n)
+		if err != nil {
+			continue
+		}
+		if abs == a {
+			return filepath.Clean(n)
+		}
+		if r, err := filepath.Rel(a, abs); err == nil && !strings.HasPrefix(r, "..") {
+			return filepath.Join(n, r)
+		}
+	}
+	return rel(abs)
 }
 
 // rel is path relative to the working directory, as findings show the
