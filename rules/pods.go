@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/schema"
 	"github.com/shipshape-dev/shipshape/internal/selector"
@@ -73,11 +74,16 @@ func set(keys ...string) map[string]bool {
 	return m
 }
 
-// podsOf returns the pods obj makes: a Pod's own labels, or one entry per
+// podsOf is makesPods once per object, whichever rules ask.
+func podsOf(p *analysis.Pass) []*pods {
+	return p.Memo("rules.pods", func() any { return makesPods(p.Object) }).([]*pods)
+}
+
+// makesPods returns the pods obj makes: a Pod's own labels, or one entry per
 // pod template of a built-in workload or a known custom resource
 // (LeaderWorkerSet, Argo Rollouts' Rollout), with the controller's labels.
 // PodTemplate objects make no pods.
-func podsOf(obj *manifest.Object) []*pods {
+func makesPods(obj *manifest.Object) []*pods {
 	g := obj.Group()
 	mk := func(tmpl *yaml.Node, varying map[string]bool) *pods {
 		p := &pods{owner: obj.Kind + "/" + obj.Name, ns: obj.EffectiveNamespace(), varying: varying}

@@ -148,7 +148,7 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 		s.endpointsFor = manifest.ScalarValue(manifest.Path(obj.Node, "metadata", "labels", "kubernetes.io/service-name"))
 		return s, s.endpointsFor != ""
 	}
-	if s.pods = podsOf(obj); len(s.pods) > 0 {
+	if s.pods = podsOf(p); len(s.pods) > 0 {
 		return s, true
 	}
 	if mayMakePods(obj) {

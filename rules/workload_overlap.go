@@ -85,7 +85,7 @@ type overlapSummary struct {
 
 func summarizeOverlap(p *analysis.Pass) (overlapSummary, bool) {
 	obj := p.Object
-	s := overlapSummary{id: obj.Kind + "/" + obj.Name, ns: obj.EffectiveNamespace(), pods: podsOf(obj)}
+	s := overlapSummary{id: obj.Kind + "/" + obj.Name, ns: obj.EffectiveNamespace(), pods: podsOf(p)}
 	if len(s.pods) == 0 || obj.Kind == "Pod" || obj.Kind == "CronJob" {
 		return s, false
 	}

@@ -115,6 +115,14 @@ func (p *Pass) Finding(n *yaml.Node, path string, fix *Fix, format string, args 
 	return f
 }
 
+// Memo returns what compute gives for key on this pass's object,
+// computing it once for all the rules that ask: two rules that derive the
+// same thing from an object (the pods a workload makes) share it. The
+// value must not be changed by its users.
+func (p *Pass) Memo(key string, compute func() any) any {
+	return p.Object.Memo(key, compute)
+}
+
 // OptedOut reports whether the object's ignore annotation names the rule.
 // The engine drops findings about such objects by itself; a rule needs
 // this only when the opt-out changes a plan that concerns other objects

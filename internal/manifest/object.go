@@ -57,6 +57,22 @@ type Object struct {
 	// Root is, for an object kustomize rendered, the kustomization file of
 	// its root; "" for an object as written.
 	Root string
+
+	memo map[string]any // see Memo
+}
+
+// Memo returns what compute gives for key on this object, computing it the
+// first time. An object is judged on one goroutine, so no lock is needed.
+func (o *Object) Memo(key string, compute func() any) any {
+	if v, ok := o.memo[key]; ok {
+		return v
+	}
+	v := compute()
+	if o.memo == nil {
+		o.memo = map[string]any{}
+	}
+	o.memo[key] = v
+	return v
 }
 
 // Group returns the API group of the object's apiVersion ("" for core).
