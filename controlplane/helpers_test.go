@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 )
@@ -25,4 +26,15 @@ func kubectlIn(t testing.TB, dir string, args ...string) ([]byte, error) {
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "KUBECTL_KUBERC=false")
 	return cmd.CombinedOutput()
+}
+
+// firstMatch returns the index of the first of lines that re matches, or -1.
+func firstMatch(lines []string, re string) int {
+	r := regexp.MustCompile(re)
+	for i, l := range lines {
+		if r.MatchString(l) {
+			return i
+		}
+	}
+	return -1
 }

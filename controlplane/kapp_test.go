@@ -78,15 +78,7 @@ func kappDeployDelete(t *testing.T, objs []*unstructured.Unstructured, app strin
 // thing it uses reconciled ("ok: reconcile"); on delete, each of them is
 // deleted only after kapp reported the LWS deleted ("ok: delete").
 func kappOrderProblems(objs []*unstructured.Unstructured, lines []string) []string {
-	index := func(re string) int {
-		r := regexp.MustCompile(re)
-		for i, l := range lines {
-			if r.MatchString(l) {
-				return i
-			}
-		}
-		return -1
-	}
+	index := func(re string) int { return firstMatch(lines, re) }
 	var problems []string
 	for _, o := range objs {
 		if o.GetKind() != "LeaderWorkerSet" {

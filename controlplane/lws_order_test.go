@@ -308,15 +308,7 @@ func eventLine(phase string, e event.Event) string {
 // successful reconcile wait. Prune: every dependency's successful prune
 // comes after the LWS's reconcile wait (its deletion observed).
 func orderProblems(objs []*unstructured.Unstructured, lines []string) []string {
-	index := func(re string) int {
-		r := regexp.MustCompile(re)
-		for i, l := range lines {
-			if r.MatchString(l) {
-				return i
-			}
-		}
-		return -1
-	}
+	index := func(re string) int { return firstMatch(lines, re) }
 	var problems []string
 	for _, o := range objs {
 		if o.GetKind() != "LeaderWorkerSet" {
