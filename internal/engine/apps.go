@@ -458,11 +458,15 @@ func relPaths(msg string, named []string) string {
 	type pair struct{ abs, as string }
 	var ps []pair
 	for _, n := range named {
+		as := filepath.Clean(n) + string(filepath.Separator)
+		if as == "."+string(filepath.Separator) {
+			as = ""
+		}
 		if abs, err := filepath.Abs(n); err == nil {
-			ps = append(ps, pair{abs + string(filepath.Separator), filepath.Clean(n) + string(filepath.Separator)})
+			ps = append(ps, pair{abs + string(filepath.Separator), as})
 			// kustomize names files by their resolved path.
 			if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
-				ps = append(ps, pair{real + string(filepath.Separator), filepath.Clean(n) + string(filepath.Separator)})
+				ps = append(ps, pair{real + string(filepath.Separator), as})
 			}
 		}
 	}
