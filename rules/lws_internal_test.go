@@ -195,13 +195,13 @@ func observeAll(t *testing.T, src string) (*orderAgg, []*manifest.Object) {
 	if len(f.Errors) > 0 {
 		t.Fatalf("fixture does not parse: %v", f.Errors)
 	}
-	var ss []orderSummary
+	var ss []*orderSummary
 	for _, obj := range f.Objects {
-		if s, ok := summarizeOrder(analysis.NewPass(lwsRecreateOrder, obj, &config.Config{}, nil)); ok {
+		if s, ok := sharedOrderSummary(analysis.NewPass(lwsRecreateOrder, obj, &config.Config{}, nil)); ok {
 			ss = append(ss, s)
 		}
 	}
-	a, _ := newOrderAgg("", ss)
+	a, _ := newOrderAgg("", lwsRecreateOrder.ID, ss)
 	return a, f.Objects
 }
 

@@ -211,6 +211,7 @@ spec:
 // orderAgg is what Finish builds from the summaries, for both rules.
 type orderAgg struct {
 	engine   string
+	rule     string // the rule judging: an LWS that opted out of it is not planned
 	lws      []*lwsEntry
 	deps     map[depKey][]*orderMember
 	services []*svcEntry // Argo CD's followers
@@ -247,9 +248,21 @@ type pointer struct {
 // orderCross is both rules' Cross: the same summaries and plan; notes
 // selects which part of the plan a rule reports.
 func orderCross(notes bool) analysis.Cross {
-	return analysis.Summaries(summarizeOrder, func(p *analysis.CrossPass, ss []orderSummary) {
+	return analysis.Summaries(sharedOrderSummary, func(p *analysis.CrossPass, ss []*orderSummary) {
 		finishOrder(p, ss, notes)
 	})
+}
+
+// sharedOrderSummary is summarizeOrder once per object for both rules:
+// they keep the same summary, not a copy each.
+func sharedOrderSummary(p *analysis.Pass) (*orderSummary, bool) {
+	s := p.Memo("rules.order", func() any {
+		if s, ok := summarizeOrder(p); ok {
+			return &s
+		}
+		return (*orderSummary)(nil)
+	}).(*orderSummary)
+	return s, s != nil
 }
 
 // lwsEngine is the configured engine, auto when unset.
@@ -265,8 +278,8 @@ type depKey struct{ kind, ns, name string }
 // orderMember is the summary of one object the ordering may annotate.
 type orderMember struct {
 	at          analysis.Finding  // at the object's name, message and fix unset; its Resource names the object
-	annotations map[string]string // nil when none
-	suppressed  bool              // opted out of the rule: an LWS that did is not planned
+	annotations map[string]string // the engines' annotations (transformers.EngineOf), nil when none
+	optOut      analysis.RuleSet  // the rules it opted out of: an LWS is not planned for those
 	// obj is what the planner sees, made when a plan includes the object,
 	// once, so that every set it is in holds the same pointer.
 	obj *transformers.OrderObject
@@ -404,14 +417,21 @@ func evidenceOf(file string, annNode *yaml.Node) []engineEvidence {
 }
 
 func newOrderMember(p *analysis.Pass, annNode *yaml.Node) orderMember {
-	ann := selector.Labels(annNode)
-	if len(ann) == 0 {
-		ann = nil // most objects have none; the planner only reads them
+	// The planner reads only the engines' own annotations: the others
+	// are not kept, and most objects then keep none (nil).
+	var ann map[string]string
+	for k, v := range selector.Labels(annNode) {
+		if transformers.EngineOf(k) != "" {
+			if ann == nil {
+				ann = map[string]string{}
+			}
+			ann[k] = v
+		}
 	}
 	return orderMember{
 		at:          p.Finding(nameNode(p.Object), "metadata.annotations", nil, ""),
 		annotations: ann,
-		suppressed:  p.OptedOut(),
+		optOut:      analysis.IgnoredRules(p.Object),
 	}
 }
 
@@ -423,8 +443,8 @@ type orderPlan struct {
 
 // newOrderAgg gathers the summaries, in file order, for the planner; it
 // also names the LWSs that opted out.
-func newOrderAgg(engine string, ss []orderSummary) (a *orderAgg, optedOut []string) {
-	a = &orderAgg{engine: engine, deps: map[depKey][]*orderMember{}, evidence: map[string]evidence{}}
+func newOrderAgg(engine, rule string, ss []*orderSummary) (a *orderAgg, optedOut []string) {
+	a = &orderAgg{engine: engine, rule: rule, deps: map[depKey][]*orderMember{}, evidence: map[string]evidence{}}
 	if a.engine == "" {
 		a.engine = transformers.EngineAuto
 	}
@@ -437,7 +457,7 @@ func newOrderAgg(engine string, ss []orderSummary) (a *orderAgg, optedOut []stri
 		switch {
 		case s.lws != nil:
 			a.lws = append(a.lws, s.lws)
-			if s.lws.suppressed {
+			if s.lws.optOut.Has(rule) {
 				optedOut = append(optedOut, fmt.Sprintf("%s:%d:%d", s.lws.at.File, s.lws.at.Doc, s.lws.at.Item))
 			}
 		case s.dep != nil:
@@ -456,9 +476,9 @@ func newOrderAgg(engine string, ss []orderSummary) (a *orderAgg, optedOut []stri
 // Argo CD Application or Flux Kustomization in one application (the
 // GitOps configuration) tells the engine of the application whose
 // directory it applies.
-func finishOrder(p *analysis.CrossPass, ss []orderSummary, notes bool) {
+func finishOrder(p *analysis.CrossPass, ss []*orderSummary, notes bool) {
 	var apps []string
-	byApp := map[string][]orderSummary{}
+	byApp := map[string][]*orderSummary{}
 	pointed := map[string][]engineEvidence{} // directory -> engines applying it
 	for i, s := range ss {
 		app := p.Application(i)
@@ -475,14 +495,14 @@ func finishOrder(p *analysis.CrossPass, ss []orderSummary, notes bool) {
 	for _, app := range apps {
 		in := byApp[app]
 		if ev := pointed[app]; len(ev) > 0 {
-			in = append([]orderSummary{{evidence: ev}}, in...)
+			in = append([]*orderSummary{{evidence: ev}}, in...)
 		}
 		finishOrderApp(p, app, in, notes)
 	}
 }
 
-func finishOrderApp(p *analysis.CrossPass, app string, ss []orderSummary, notes bool) {
-	a, optedOut := newOrderAgg(p.Config.LWS.Engine, ss)
+func finishOrderApp(p *analysis.CrossPass, app string, ss []*orderSummary, notes bool) {
+	a, optedOut := newOrderAgg(p.Config.LWS.Engine, p.Rule.ID, ss)
 	engine, how, problem := a.resolve()
 	if engine == transformers.EngineNone {
 		return
@@ -594,7 +614,7 @@ func (a *orderAgg) sets(engine string) ([]lwsSet, map[*transformers.OrderObject]
 	}
 	var sets []lwsSet
 	for _, e := range a.lws {
-		if e.owned || e.suppressed {
+		if e.owned || e.optOut.Has(a.rule) {
 			continue
 		}
 		s := lwsSet{e: e, set: transformers.OrderSet{LWS: include(&e.orderMember)}}

@@ -38,6 +38,17 @@ func (p *pods) has(k, v string) bool {
 	return p.varying[k] || slices.Contains(p.oneOf[k], v)
 }
 
+// carries reports whether p's pods carry every entry of sel: missing
+// without the list, for the many templates a selector is tried on.
+func (p *pods) carries(sel map[string]string) bool {
+	for k, v := range sel {
+		if !p.has(k, v) {
+			return false
+		}
+	}
+	return true
+}
+
 // missing lists, sorted, the entries of sel no pod of p carries.
 func (p *pods) missing(sel map[string]string) []string {
 	var out []string

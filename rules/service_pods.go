@@ -102,17 +102,23 @@ spec:
 // may make pods.
 type servicePodsSummary struct {
 	ns string
-	// A Service with a selector.
-	service  string
-	selector map[string]string
-	at       analysis.Finding // at the selector's first entry
-	entries  []entryAt        // where each key of the selector is written
+	// A Service with a selector (a pointer: most summaries are of
+	// workloads, and every repository's are kept until Finish).
+	svc *selectingService
 	// The pods a workload makes.
 	pods []*pods
 	// Endpoints or an EndpointSlice for the Service named.
 	endpointsFor string
 	// A custom resource of a kind shipshape does not know.
 	unknown string
+}
+
+// selectingService is a Service with a selector.
+type selectingService struct {
+	name     string
+	selector map[string]string
+	at       analysis.Finding // at the selector's first entry
+	entries  []entryAt        // where each key of the selector is written
 }
 
 func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
@@ -125,22 +131,24 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 		if manifest.ScalarValue(manifest.MapGet(spec, "type")) == "ExternalName" || sel == nil || sel.Kind != yaml.MappingNode {
 			return s, false
 		}
-		s.service, s.selector = obj.Name, map[string]string{}
+		svc := &selectingService{name: obj.Name, selector: map[string]string{}}
 		for i := 0; i+1 < len(sel.Content); i += 2 {
 			k, v := sel.Content[i], sel.Content[i+1]
 			if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode {
 				return s, false // not a plain map: service rules of their own say so
 			}
-			s.selector[k.Value] = v.Value
-			s.entries = append(s.entries, entryAt{k.Value, k.Line, k.Column})
+			svc.selector[k.Value] = v.Value
+			svc.entries = append(svc.entries, entryAt{k.Value, k.Line, k.Column})
 		}
-		if len(s.entries) > 0 {
-			s.at = p.Finding(sel.Content[0], "", nil, "")
+		if len(svc.entries) == 0 {
+			return s, false
 		}
+		svc.at = p.Finding(sel.Content[0], "", nil, "")
 		for k, v := range obj.SelectorLabels {
-			s.selector[k] = v
+			svc.selector[k] = v
 		}
-		return s, len(s.entries) > 0
+		s.svc = svc
+		return s, true
 	case obj.Kind == "Endpoints" && obj.APIVersion == "v1":
 		s.endpointsFor = obj.Name
 		return s, true
@@ -182,10 +190,10 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 	}
 	for i, s := range summaries {
 		app := nsName{p.Application(i), s.ns}
-		if s.service == "" || managed[nsName{s.ns, s.service}] || unknown[app] || !makesPods[app] {
+		if s.svc == nil || managed[nsName{s.ns, s.svc.name}] || unknown[app] || !makesPods[app] {
 			continue
 		}
-		if f, ok := noPodsFinding(s, templates[s.ns]); ok {
+		if f, ok := noPodsFinding(s.ns, s.svc, templates[s.ns]); ok {
 			p.Report(f)
 		}
 	}
@@ -194,24 +202,26 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 // noPodsFinding returns the finding for a Service none of whose candidate
 // templates (at least one) carries all of its selector, at the entry to
 // blame.
-func noPodsFinding(s servicePodsSummary, candidates []*pods) (analysis.Finding, bool) {
+func noPodsFinding(ns string, svc *selectingService, candidates []*pods) (analysis.Finding, bool) {
+	for _, c := range candidates {
+		if c.carries(svc.selector) {
+			return analysis.Finding{}, false
+		}
+	}
 	var closest *pods
 	var lacks []string
 	for _, c := range candidates {
-		m := c.missing(s.selector)
-		if len(m) == 0 {
-			return analysis.Finding{}, false
-		}
+		m := c.missing(svc.selector)
 		if closest == nil || len(m) < len(lacks) {
 			closest, lacks = c, m
 		}
 	}
 	// Blame an entry no template carries, else one the closest lacks.
 	blame := ""
-	for _, k := range sortedKeys(s.selector) {
+	for _, k := range sortedKeys(svc.selector) {
 		carried := false
 		for _, c := range candidates {
-			carried = carried || c.has(k, s.selector[k])
+			carried = carried || c.has(k, svc.selector[k])
 		}
 		if !carried {
 			blame = k
@@ -222,17 +232,17 @@ func noPodsFinding(s servicePodsSummary, candidates []*pods) (analysis.Finding, 
 		blame, _, _ = strings.Cut(lacks[0], "=")
 	}
 	// An entry a kustomization added is not written: blame the first one.
-	f, e := s.at, s.entries[0]
-	for _, x := range s.entries {
+	f, e := svc.at, svc.entries[0]
+	for _, x := range svc.entries {
 		if x.key == blame {
 			e = x
 		}
 	}
 	f.Line, f.Column, f.Field = e.line, e.column, manifest.Keys("spec", "selector", e.key).String()
 	var has []string
-	for _, k := range sortedKeys(s.selector) {
-		if closest.has(k, s.selector[k]) {
-			has = append(has, k+"="+s.selector[k])
+	for _, k := range sortedKeys(svc.selector) {
+		if closest.has(k, svc.selector[k]) {
+			has = append(has, k+"="+svc.selector[k])
 		}
 	}
 	what := "has none of them"
@@ -242,7 +252,7 @@ func noPodsFinding(s servicePodsSummary, candidates []*pods) (analysis.Finding, 
 		what += " (" + strings.Join(lacks, ", ") + ")"
 	}
 	f.Message = fmt.Sprintf("Service %q selects %s, which no pod template in namespace %s carries: %s %s, so the Service has no endpoints; add the label to the pod template, or drop it from the selector",
-		s.service, labelList(s.selector), s.ns, closest.owner, what)
+		svc.name, labelList(svc.selector), ns, closest.owner, what)
 	return f, true
 }
 

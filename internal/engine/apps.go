@@ -39,6 +39,7 @@ type tree struct {
 	renderer *render.Renderer
 	results  []*render.Result
 	byRoot   map[string]*render.Result // renderedFile(root) -> result
+	judged   map[string]*FileResult    // renderedFile(root) -> its objects judged (see judgeRendered)
 	reached  map[string][]string       // abs file -> roots (relative dirs) that read it
 	extra    []*FileResult             // files not named that findings were placed in
 	// keepSource: the run keeps files' bytes (fix), those of extra too
@@ -52,24 +53,45 @@ func renderedFile(root string) string { return "\x00rendered:" + root }
 // RunTree lints inputs as applications (see above); paths are what was
 // named on the command line, for finding the kustomize roots.
 func (e *Engine) RunTree(paths []string, inputs iter.Seq[manifest.Input]) *Result {
-	return e.runTree(paths, slices.Collect(inputs), nil)
+	// The kustomizations are found while the inputs are walked: both
+	// read the same directories.
+	graph := make(chan *render.Graph, 1)
+	go func() { graph <- discover(paths) }()
+	collected := slices.Collect(inputs)
+	return e.runTree(paths, collected, nil, <-graph)
 }
 
-// runTree is RunTree over collected inputs, reading the files in overlay
-// instead of the disk (the fix driver verifies so).
-func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[string][]byte) *Result {
+// namedPaths are the paths of a run that name files or directories: all
+// but stdin, "." for none.
+func namedPaths(paths []string) []string {
 	if len(paths) == 0 {
-		paths = []string{"."}
+		return []string{"."}
 	}
-	defer silenceKustomize()()
 	var named []string
 	for _, p := range paths {
 		if p != manifest.Stdin {
 			named = append(named, p)
 		}
 	}
-	g, _ := render.Discover(named) // paths that cannot be read are walk errors
-	t := &tree{renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, reached: map[string][]string{}, keepSource: e.KeepSource,
+	return named
+}
+
+// discover finds the kustomizations of paths (see render.Discover).
+func discover(paths []string) *render.Graph {
+	g, _ := render.Discover(namedPaths(paths)) // paths that cannot be read are walk errors
+	return g
+}
+
+// runTree is RunTree over collected inputs and the graph of their
+// kustomizations, reading the files in overlay instead of the disk (the
+// fix driver verifies so).
+func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[string][]byte, g *render.Graph) *Result {
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	defer silenceKustomize()()
+	named := namedPaths(paths)
+	t := &tree{renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, judged: map[string]*FileResult{}, reached: map[string][]string{}, keepSource: e.KeepSource,
 		named: slices.Clone(named)}
 	slices.SortStableFunc(t.named, func(a, b string) int { return len(b) - len(a) })
 	for path, data := range overlay {
@@ -85,9 +107,10 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 			roots = append(roots, r)
 		}
 	}
-	// Files are linted while the roots render: as kustomize reads them
-	// when a root reaches them, and again as written, afterwards, in the
-	// rare case that every root reaching one fails.
+	// Files are linted while the roots render: those no root reaches
+	// first, then those a root reaches, once the roots have rendered, as
+	// kustomize reads them, or as written when every root reaching one
+	// failed.
 	for _, r := range roots {
 		for _, f := range g.Reaches(r) {
 			t.reached[f] = append(t.reached[f], t.show(r.Dir))
@@ -117,8 +140,36 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	for _, f := range more {
 		inputs = append(inputs, manifest.Input{Path: t.show(f), Context: onlyFiles})
 	}
-	renders := make(chan []*render.Result, 1)
-	go func() { renders <- t.renderer.RenderAll(context.Background(), roots) }()
+	// The roots render, and their objects are judged, while the files are
+	// linted.
+	type rendering struct {
+		results []*render.Result
+		judged  []*FileResult
+	}
+	reached := make([]bool, len(inputs)) // read before rendering ends
+	var order, last []int                // the order files are linted in
+	for i, in := range inputs {
+		if reached[i] = in.Path != manifest.Stdin && len(t.reached[fileKey(in.Path)]) > 0; reached[i] {
+			last = append(last, i)
+		} else {
+			order = append(order, i)
+		}
+	}
+	order = append(order, last...)
+	rendered := make(chan struct{}) // closed when t.reached holds only roots that rendered
+	renders := make(chan rendering, 1)
+	go func() {
+		results := t.renderer.RenderAll(context.Background(), roots)
+		t.dropFailed(results)
+		close(rendered)
+		judged := make([]*FileResult, len(results))
+		e.parallel(len(results), func(i int) {
+			if results[i].Problem == nil {
+				judged[i] = e.judgeRendered(results[i])
+			}
+		})
+		renders <- rendering{results, judged}
+	}()
 
 	res := &Result{tree: &treeRun{paths: paths, inputs: inputs}}
 	files := map[string]*FileResult{} // abs path -> result, for placing findings
@@ -136,40 +187,22 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 					return &FileResult{Input: in, own: []analysis.Finding{e.fileFinding(in.Path, InputErrorID, err.Error())}}
 				}
 			}
+			if !reached[i] {
+				return e.lintFile(in, data, manifest.Context{})
+			}
+			<-rendered
 			return e.lintFile(in, data, t.readsAs(in.Path))
 		})
 	}
-	e.parallel(len(slots), lint)
+	e.parallel(len(order), func(j int) { lint(order[j]) })
 
-	t.results = <-renders
-	failed := map[string]bool{}
-	for _, res := range t.results {
+	done := <-renders
+	t.results = done.results
+	for i, res := range t.results {
 		t.byRoot[renderedFile(res.Root.File)] = res
-		if res.Problem != nil {
-			failed[t.show(res.Root.Dir)] = true
+		if res.Problem == nil {
+			t.judged[renderedFile(res.Root.File)] = done.judged[i]
 		}
-	}
-	if len(failed) > 0 {
-		var again []int
-		for f, roots := range t.reached {
-			ok := roots[:0:0]
-			for _, r := range roots {
-				if !failed[r] {
-					ok = append(ok, r)
-				}
-			}
-			if len(ok) == 0 {
-				delete(t.reached, f)
-			} else {
-				t.reached[f] = ok
-			}
-		}
-		for i, fr := range slots {
-			if fr.File != nil && fr.File.Context.Kustomize != nil && t.readsAs(fr.Input.Path).Kustomize == nil {
-				again = append(again, i)
-			}
-		}
-		e.parallel(len(again), func(j int) { lint(again[j]) })
 	}
 	for _, fr := range slots {
 		if fr.Input.Context {
@@ -182,41 +215,24 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 
 	// The rendered objects, root by root: object rules now, cross-resource
 	// rules at Finish, with the root as their application.
-	rendered := &FileResult{}
-	for _, r := range t.results {
+	for i, r := range t.results {
 		if r.Problem != nil {
 			e.reportProblem(t, files, r, named)
 			continue
 		}
-		objs := make([]*manifest.Object, len(r.Objects))
-		for i, o := range r.Objects {
-			objs[i] = &manifest.Object{Resource: o.Resource, File: renderedFile(r.Root.File), Doc: i, Node: o.Node, Item: -1, Root: r.Root.File}
-		}
-		for _, f := range e.checkObjects(objs, nil, true) {
+		for _, f := range done.judged[i].own {
 			e.place(t, files, f)
 		}
-		for _, obj := range objs {
-			k := objectKey{obj.Doc, -1}
-			if ignored := analysis.IgnoredRules(obj); ignored != nil {
-				if rendered.optOuts == nil {
-					rendered.optOuts = map[objectKey]analysis.RuleSet{}
-				}
-				rendered.optOuts[k] = ignored
-			}
-			// The root's directory is the application, as Argo CD and
-			// Flux name it (their path).
-			rendered.summaries = e.summarize(obj, k, r.Root.Dir, rendered.summaries)
-		}
+		res.context = append(res.context, done.judged[i])
 	}
 	// What was placed so far stays through Finish, as the file's own.
 	for _, fr := range res.Files {
 		fr.own = append(fr.own, fr.Findings...)
 		fr.Findings = nil
 	}
-	res.context = append(res.context, rendered)
 	e.finish(res, func(f analysis.Finding) *FileResult {
-		if t.byRoot[f.File] != nil {
-			if !rendered.optOuts[objectKey{f.Doc, -1}].Has(f.Rule) {
+		if r := t.judged[f.File]; r != nil {
+			if !r.optOuts[objectKey{f.Doc, -1}].Has(f.Rule) {
 				e.place(t, files, f)
 			}
 			return nil
@@ -230,6 +246,49 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		res.Findings = append(res.Findings, fr.Findings...)
 	}
 	return res
+}
+
+// dropFailed takes the roots that did not render out of t.reached: their
+// files are read as written.
+func (t *tree) dropFailed(results []*render.Result) {
+	failed := map[string]bool{}
+	for _, res := range results {
+		if res.Problem != nil {
+			failed[t.show(res.Root.Dir)] = true
+		}
+	}
+	if len(failed) == 0 {
+		return
+	}
+	for f, roots := range t.reached {
+		ok := roots[:0:0]
+		for _, r := range roots {
+			if !failed[r] {
+				ok = append(ok, r)
+			}
+		}
+		if len(ok) == 0 {
+			delete(t.reached, f)
+		} else {
+			t.reached[f] = ok
+		}
+	}
+}
+
+// judgeRendered runs the object rules over the objects of a rendered root
+// and returns them as a pseudo-file: its own findings (not placed yet) and
+// what the cross-resource rules need, with the root's directory as the
+// application, as Argo CD and Flux name it (their path).
+func (e *Engine) judgeRendered(r *render.Result) *FileResult {
+	objs := make([]*manifest.Object, len(r.Objects))
+	for i, o := range r.Objects {
+		objs[i] = &manifest.Object{Resource: o.Resource, File: renderedFile(r.Root.File), Doc: i, Node: o.Node, Item: -1, Root: r.Root.File}
+	}
+	fr := &FileResult{own: e.checkObjects(objs, nil, true)}
+	for _, obj := range objs {
+		e.observe(fr, obj, objectKey{obj.Doc, -1}, r.Root.Dir)
+	}
+	return fr
 }
 
 // fileFor is the result a finding at the file at abs goes to: the

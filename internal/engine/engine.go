@@ -293,15 +293,7 @@ func (e *Engine) lintFile(in manifest.Input, data []byte, ctx manifest.Context) 
 			if obj.Partial || obj.Kustomize != nil {
 				continue
 			}
-			k := objectKey{obj.Doc, obj.Item}
-			ignored := analysis.IgnoredRules(obj)
-			if ignored != nil {
-				if fr.optOuts == nil {
-					fr.optOuts = map[objectKey]analysis.RuleSet{}
-				}
-				fr.optOuts[k] = ignored
-			}
-			fr.summaries = e.summarize(obj, k, app, fr.summaries)
+			e.observe(fr, obj, objectKey{obj.Doc, obj.Item}, app)
 		}
 	}
 	// Findings outlive the file; the node tree does not need to, so
@@ -316,6 +308,18 @@ func (e *Engine) lintFile(in manifest.Input, data []byte, ctx manifest.Context) 
 // context is what the kustomization beside a file says about it.
 func (e *Engine) context(path string) manifest.Context {
 	return e.kusts.For(path)
+}
+
+// observe records in fr what the cross-resource rules need of obj, the
+// object k of application app: its opt-outs and its summaries.
+func (e *Engine) observe(fr *FileResult, obj *manifest.Object, k objectKey, app string) {
+	if ignored := analysis.IgnoredRules(obj); ignored != nil {
+		if fr.optOuts == nil {
+			fr.optOuts = map[objectKey]analysis.RuleSet{}
+		}
+		fr.optOuts[k] = ignored
+	}
+	fr.summaries = e.summarize(obj, k, app, fr.summaries)
 }
 
 func (e *Engine) summarize(obj *manifest.Object, k objectKey, app string, out []summary) []summary {
@@ -342,7 +346,9 @@ func (e *Engine) Finish(res *Result) {
 // finish is Finish with where each cross-resource finding goes (nil: not
 // reported, a context file's).
 func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) {
-	var all []summary
+	// Pointers, not copies: over a large tree the summaries are most of
+	// what a run keeps.
+	var all []*summary
 	res.Resources = 0
 	for _, fr := range res.Files {
 		fr.Findings = append(fr.Findings[:0:0], fr.own...)
@@ -350,12 +356,14 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 	}
 	for _, files := range [][]*FileResult{res.Files, res.context} {
 		for _, fr := range files {
-			all = append(all, fr.summaries...)
+			for i := range fr.summaries {
+				all = append(all, &fr.summaries[i])
+			}
 		}
 	}
 	if len(e.cross) > 0 && len(all) > 0 {
 		// File order, whatever order files were read in.
-		slices.SortStableFunc(all, func(a, b summary) int {
+		slices.SortStableFunc(all, func(a, b *summary) int {
 			return cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.obj.doc, b.obj.doc), cmp.Compare(a.obj.item, b.obj.item))
 		})
 		report := func(f analysis.Finding) {
@@ -431,7 +439,7 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 // fix driver verifies against. res is left as it was.
 func (e *Engine) Relint(res *Result, changed map[string][]byte) *Result {
 	if res.tree != nil {
-		return e.runTree(res.tree.paths, res.tree.inputs, changed)
+		return e.runTree(res.tree.paths, res.tree.inputs, changed, discover(res.tree.paths))
 	}
 	out := &Result{}
 	for _, fr := range res.Files {
@@ -575,14 +583,7 @@ func (e *Engine) LintObjects(objs []*manifest.Object) []analysis.Finding {
 		if obj.Partial {
 			continue
 		}
-		k := objectKey{obj.Doc, obj.Item}
-		if ignored := analysis.IgnoredRules(obj); ignored != nil {
-			if fr.optOuts == nil {
-				fr.optOuts = map[objectKey]analysis.RuleSet{}
-			}
-			fr.optOuts[k] = ignored
-		}
-		fr.summaries = e.summarize(obj, k, application(obj.File), fr.summaries)
+		e.observe(fr, obj, objectKey{obj.Doc, obj.Item}, application(obj.File))
 	}
 	for i := range out {
 		out[i].Severity = e.severityOf(out[i])

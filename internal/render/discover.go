@@ -189,6 +189,7 @@ func (g *Graph) scan(dir string) []*Kustomization {
 
 func (g *Graph) scanOnce(dir string) []*Kustomization {
 	var found []*Kustomization
+	seen := map[string]bool{}
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
@@ -197,7 +198,14 @@ func (g *Graph) scanOnce(dir string) []*Kustomization {
 			if path != dir && strings.HasPrefix(d.Name(), ".") {
 				return fs.SkipDir
 			}
-			if k := g.Load(path); k != nil {
+			return nil
+		}
+		// A directory is loaded when the walk meets a kustomization file
+		// in it, rather than probed for each name: most directories have
+		// none, and the probes were most of a scan's system calls.
+		if parent := filepath.Dir(path); slices.Contains(KustomizationNames, d.Name()) && !seen[parent] {
+			seen[parent] = true
+			if k := g.Load(parent); k != nil {
 				found = append(found, k)
 			}
 		}
