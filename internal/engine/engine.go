@@ -323,8 +323,10 @@ func (e *Engine) observe(fr *FileResult, obj *manifest.Object, k objectKey, app 
 }
 
 func (e *Engine) summarize(obj *manifest.Object, k objectKey, app string, out []summary) []summary {
+	// One pass per object, its rule set for each: summaries only read it.
+	p := analysis.NewPass(nil, obj, e.cfg, nil)
 	for i, r := range e.cross {
-		p := analysis.NewPass(r, obj, e.cfg, nil)
+		p.Rule = r
 		if v, ok := r.Cross.Summarize(p); ok {
 			out = append(out, summary{i, obj.File, app, k, v})
 		}

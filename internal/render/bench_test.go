@@ -83,12 +83,7 @@ func BenchmarkTrace(b *testing.B) {
 	dir := corpus.KustomizeDir(b)
 	for _, tree := range corpusTrees(b, dir) {
 		b.Run(filepath.Base(tree), func(b *testing.B) {
-			g, err := Discover([]string{tree})
-			if err != nil {
-				b.Fatal(err)
-			}
-			r := NewRenderer(g)
-			results := r.RenderAll(context.Background(), g.Roots)
+			_, r, results := renderTree(b, tree)
 			start := cpuTime(syscall.RUSAGE_SELF)
 			b.ResetTimer()
 			for b.Loop() {
@@ -111,12 +106,7 @@ func BenchmarkLocate(b *testing.B) {
 	dir := corpus.KustomizeDir(b)
 	for _, tree := range corpusTrees(b, dir) {
 		b.Run(filepath.Base(tree), func(b *testing.B) {
-			g, err := Discover([]string{tree})
-			if err != nil {
-				b.Fatal(err)
-			}
-			r := NewRenderer(g)
-			results := r.RenderAll(context.Background(), g.Roots)
+			g, r, results := renderTree(b, tree)
 			n := 0
 			b.ResetTimer()
 			for b.Loop() {
@@ -135,4 +125,16 @@ func BenchmarkLocate(b *testing.B) {
 			b.ReportMetric(float64(n)/float64(b.N), "fields/op")
 		})
 	}
+}
+
+// renderTree discovers and renders every root of tree once, for a
+// benchmark that times what comes after.
+func renderTree(b *testing.B, tree string) (*Graph, *Renderer, []*Result) {
+	b.Helper()
+	g, err := Discover([]string{tree})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := NewRenderer(g)
+	return g, r, r.RenderAll(context.Background(), g.Roots)
 }

@@ -284,26 +284,16 @@ func (g *Graph) Reaches(root *Kustomization) []string {
 
 func reaches(root *Kustomization) []string {
 	set := map[string]bool{}
-	seen := map[*Kustomization]bool{}
-	var walk func(k *Kustomization)
-	walk = func(k *Kustomization) {
-		if k == nil || seen[k] {
-			return
-		}
-		seen[k] = true
+	walkGraph(root, func(k *Kustomization) {
 		set[k.File] = true
 		for _, r := range k.Refs {
-			switch {
-			case r.Target != nil:
-				walk(r.Target)
-			case r.Path != "":
+			if r.Target == nil && r.Path != "" {
 				if st, err := os.Stat(r.Path); err == nil && st.Mode().IsRegular() {
 					set[r.Path] = true
 				}
 			}
 		}
-	}
-	walk(root)
+	})
 	out := make([]string, 0, len(set))
 	for p := range set {
 		out = append(out, p)
