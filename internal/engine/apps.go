@@ -172,6 +172,9 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	}()
 
 	res := &Result{tree: &treeRun{paths: paths, inputs: inputs}}
+	if e.KeepSource {
+		res.tree.graph, res.tree.rendered = g, t
+	}
 	files := map[string]*FileResult{} // abs path -> result, for placing findings
 	slots := make([]*FileResult, len(inputs))
 	for i, in := range inputs {
@@ -225,11 +228,24 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		}
 		res.context = append(res.context, done.judged[i])
 	}
-	// What was placed so far stays through Finish, as the file's own.
+	// The files of an application that were not named come last. What
+	// was placed so far stays through Finish, as each file's own.
+	res.Files = append(res.Files, t.extra...)
+	t.extra = nil
 	for _, fr := range res.Files {
 		fr.own = append(fr.own, fr.Findings...)
 		fr.Findings = nil
 	}
+	res.tree.files = len(res.Files)
+	e.finishTree(res, t, files)
+	return res
+}
+
+// finishTree runs the cross-resource rules over a tree's files and
+// rendered roots, placing the findings about rendered objects at their
+// source; the files of an application that were not named and got a
+// finding only now come last.
+func (e *Engine) finishTree(res *Result, t *tree, files map[string]*FileResult) {
 	e.finish(res, func(f analysis.Finding) *FileResult {
 		if r := t.judged[f.File]; r != nil {
 			if !r.optOuts[objectKey{f.Doc, -1}].Has(f.Rule) {
@@ -239,13 +255,68 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		}
 		return files[fileKey(f.File)]
 	})
-	// The files of an application that were not named, findings placed in.
 	for _, fr := range t.extra {
 		analysis.Sort(fr.Findings)
 		res.Files = append(res.Files, fr)
 		res.Findings = append(res.Findings, fr.Findings...)
 	}
-	return res
+}
+
+// relintTree is Relint for a run of RunTree. When no kustomization reads
+// a changed file (the usual fix: a plain manifest), what was rendered
+// stands: only the changed files are linted again, and the cross-resource
+// rules run again over everything. Otherwise the whole tree is read and
+// rendered again with the new bytes.
+func (e *Engine) relintTree(res *Result, changed map[string][]byte) *Result {
+	rt := res.tree
+	if rt.rendered == nil || !rt.unread(changed) {
+		return e.runTree(rt.paths, rt.inputs, changed, discover(rt.paths))
+	}
+	t := *rt.rendered
+	t.extra = nil
+	out := &Result{context: res.context, tree: rt}
+	files := map[string]*FileResult{}
+	for _, fr := range res.context {
+		if fr.Input.Path != "" { // not a rendered root's objects
+			files[fileKey(fr.Input.Path)] = fr
+		}
+	}
+	for _, fr := range res.Files[:rt.files] {
+		c := *fr
+		if data, ok := changed[fr.Input.Path]; ok {
+			in := fr.Input
+			c = *e.safely(in, func() *FileResult { return e.lintFile(in, data, manifest.Context{}) })
+		}
+		out.Files = append(out.Files, &c)
+		files[fileKey(c.Input.Path)] = &c
+	}
+	e.finishTree(out, &t, files)
+	return out
+}
+
+// unread reports whether no kustomization of the run's graph reads any
+// of the changed files (by their path or their resolved path), and none
+// is a kustomization: changing them changes no rendered object.
+func (rt *treeRun) unread(changed map[string][]byte) bool {
+	reached := map[string]bool{}
+	for _, r := range rt.graph.Roots {
+		for _, f := range rt.graph.Reaches(r) {
+			reached[f] = true
+			if real, err := filepath.EvalSymlinks(f); err == nil {
+				reached[real] = true
+			}
+		}
+	}
+	for path := range changed {
+		abs := fileKey(path)
+		if slices.Contains(render.KustomizationNames, filepath.Base(abs)) || reached[abs] {
+			return false
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil && reached[real] {
+			return false
+		}
+	}
+	return true
 }
 
 // dropFailed takes the roots that did not render out of t.reached: their

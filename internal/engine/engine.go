@@ -21,6 +21,7 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/render"
 	"github.com/shipshape-dev/shipshape/internal/schemawalk"
 )
 
@@ -180,6 +181,14 @@ type Result struct {
 type treeRun struct {
 	paths  []string
 	inputs []manifest.Input
+	// For a run that keeps sources (fix), what Relint needs to lint only
+	// the files a fix changed when no kustomization reads them: the
+	// graph, the rendered roots, and how many of Files came before the
+	// cross-resource rules ran (those after are the application files
+	// their findings were placed in).
+	graph    *render.Graph
+	rendered *tree
+	files    int
 }
 
 // objectKey names an object within its file.
@@ -441,7 +450,7 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 // fix driver verifies against. res is left as it was.
 func (e *Engine) Relint(res *Result, changed map[string][]byte) *Result {
 	if res.tree != nil {
-		return e.runTree(res.tree.paths, res.tree.inputs, changed, discover(res.tree.paths))
+		return e.relintTree(res, changed)
 	}
 	out := &Result{}
 	for _, fr := range res.Files {
