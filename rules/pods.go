@@ -49,6 +49,17 @@ func (p *pods) carries(sel map[string]string) bool {
 	return true
 }
 
+// lacking counts the entries of sel no pod of p carries.
+func (p *pods) lacking(sel map[string]string) int {
+	n := 0
+	for k, v := range sel {
+		if !p.has(k, v) {
+			n++
+		}
+	}
+	return n
+}
+
 // missing lists, sorted, the entries of sel no pod of p carries.
 func (p *pods) missing(sel map[string]string) []string {
 	var out []string

@@ -176,7 +176,7 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 	managed := map[nsName]bool{}
 	unknown := map[nsName]bool{}   // application, namespace
 	makesPods := map[nsName]bool{} // application, namespace
-	templates := map[string][]*pods{}
+	templates := map[string]*podIndex{}
 	for i, s := range summaries {
 		switch {
 		case s.endpointsFor != "":
@@ -185,7 +185,14 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 			unknown[nsName{p.Application(i), s.ns}] = true
 		case len(s.pods) > 0:
 			makesPods[nsName{p.Application(i), s.ns}] = true
-			templates[s.ns] = append(templates[s.ns], s.pods...)
+			ix := templates[s.ns]
+			if ix == nil {
+				ix = &podIndex{byLabel: map[[2]string][]*pods{}, byKey: map[string][]*pods{}}
+				templates[s.ns] = ix
+			}
+			for _, t := range s.pods {
+				ix.add(t)
+			}
 		}
 	}
 	for i, s := range summaries {
@@ -193,37 +200,92 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 		if s.svc == nil || managed[nsName{s.ns, s.svc.name}] || unknown[app] || !makesPods[app] {
 			continue
 		}
-		if f, ok := noPodsFinding(s.ns, s.svc, templates[s.ns]); ok {
-			p.Report(f)
+		if ix := templates[s.ns]; ix != nil {
+			if f, ok := noPodsFinding(s.ns, s.svc, ix); ok {
+				p.Report(f)
+			}
 		}
 	}
 }
 
-// noPodsFinding returns the finding for a Service none of whose candidate
-// templates (at least one) carries all of its selector, at the entry to
-// blame.
-func noPodsFinding(ns string, svc *selectingService, candidates []*pods) (analysis.Finding, bool) {
-	for _, c := range candidates {
-		if c.carries(svc.selector) {
-			return analysis.Finding{}, false
+// podIndex is the pod templates of one namespace, found by label: a
+// Service is tried against the few templates that have one of its
+// entries, not against every template of the namespace in the
+// repository (thousands, in a large one).
+type podIndex struct {
+	all     []*pods
+	byLabel map[[2]string][]*pods // fixed labels: key, value
+	byKey   map[string][]*pods    // labels with a value per pod, or one of a set
+}
+
+func (ix *podIndex) add(p *pods) {
+	ix.all = append(ix.all, p)
+	for k, v := range p.fixed {
+		ix.byLabel[[2]string{k, v}] = append(ix.byLabel[[2]string{k, v}], p)
+	}
+	for k := range p.varying {
+		ix.byKey[k] = append(ix.byKey[k], p)
+	}
+	for k := range p.oneOf {
+		ix.byKey[k] = append(ix.byKey[k], p)
+	}
+}
+
+// anyHas reports whether some template carries k=v.
+func (ix *podIndex) anyHas(k, v string) bool {
+	if len(ix.byLabel[[2]string{k, v}]) > 0 {
+		return true
+	}
+	for _, t := range ix.byKey[k] {
+		if t.has(k, v) {
+			return true
 		}
 	}
+	return false
+}
+
+// carried reports whether some template carries every entry of sel. A
+// template that carries k=v has it fixed, or has k with a value per pod:
+// those of the entry with the fewest such templates are tried.
+func (ix *podIndex) carried(sel map[string]string) bool {
+	var fixed, other []*pods
+	first := true
+	for k, v := range sel {
+		f, o := ix.byLabel[[2]string{k, v}], ix.byKey[k]
+		if first || len(f)+len(o) < len(fixed)+len(other) {
+			fixed, other, first = f, o, false
+		}
+	}
+	for _, list := range [][]*pods{fixed, other} {
+		for _, t := range list {
+			if t.carries(sel) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// noPodsFinding returns the finding for a Service none of the templates
+// of its namespace carries all of whose selector, at the entry to blame.
+func noPodsFinding(ns string, svc *selectingService, ix *podIndex) (analysis.Finding, bool) {
+	if ix.carried(svc.selector) {
+		return analysis.Finding{}, false
+	}
+	// The closest template lacks the fewest entries (the first such);
+	// only its list is made.
 	var closest *pods
-	var lacks []string
-	for _, c := range candidates {
-		m := c.missing(svc.selector)
-		if closest == nil || len(m) < len(lacks) {
-			closest, lacks = c, m
+	fewest := 0
+	for _, c := range ix.all {
+		if n := c.lacking(svc.selector); closest == nil || n < fewest {
+			closest, fewest = c, n
 		}
 	}
+	lacks := closest.missing(svc.selector)
 	// Blame an entry no template carries, else one the closest lacks.
 	blame := ""
 	for _, k := range sortedKeys(svc.selector) {
-		carried := false
-		for _, c := range candidates {
-			carried = carried || c.has(k, svc.selector[k])
-		}
-		if !carried {
+		if !ix.anyHas(k, svc.selector[k]) {
 			blame = k
 			break
 		}
