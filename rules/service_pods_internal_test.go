@@ -1,0 +1,63 @@
+package rules
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestPodIndex checks the index service-no-matching-pods looks templates
+// up in against trying every template: for every selector over a small
+// alphabet of labels, the same answer.
+func TestPodIndex(t *testing.T) {
+	templates := []*pods{
+		{owner: "Deployment/a", fixed: map[string]string{"app": "a", "tier": "web"}, varying: deploymentLabels},
+		{owner: "Deployment/b", fixed: map[string]string{"app": "b"}, varying: deploymentLabels},
+		// fixed wins over a value per pod for the same key
+		{owner: "DaemonSet/c", fixed: map[string]string{"app": "c", "pod-template-hash": "x"}, varying: set("pod-template-hash")},
+		{owner: "StatefulSet/db", fixed: map[string]string{"app": "db"}, varying: statefulLabels,
+			oneOf: map[string][]string{"statefulset.kubernetes.io/pod-name": {"db-0", "db-1"}}},
+		{owner: "Pod/bare", fixed: map[string]string{}, varying: noLabels},
+	}
+	ix := &podIndex{byLabel: map[[2]string][]*pods{}, byKey: map[string][]*pods{}}
+	for _, p := range templates {
+		ix.add(p)
+	}
+	keys := []string{"app", "tier", "pod-template-hash", "statefulset.kubernetes.io/pod-name", "other"}
+	values := []string{"a", "b", "c", "db", "web", "x", "y", "db-0", "db-2"}
+	var entries [][2]string
+	for _, k := range keys {
+		for _, v := range values {
+			entries = append(entries, [2]string{k, v})
+		}
+	}
+	for _, e := range entries {
+		want := slices.ContainsFunc(templates, func(p *pods) bool { return p.has(e[0], e[1]) })
+		if got := ix.anyHas(e[0], e[1]); got != want {
+			t.Errorf("anyHas(%s=%s) = %v, want %v", e[0], e[1], got, want)
+		}
+	}
+	// Every selector of one or two entries with different keys.
+	carried := 0
+	for i, e1 := range entries {
+		for _, e2 := range append([][2]string{{}}, entries[i+1:]...) {
+			sel := map[string]string{e1[0]: e1[1]}
+			if e2[0] != "" {
+				if e2[0] == e1[0] {
+					continue
+				}
+				sel[e2[0]] = e2[1]
+			}
+			want := slices.ContainsFunc(templates, func(p *pods) bool { return p.carries(sel) })
+			if got := ix.carried(sel); got != want {
+				t.Errorf("carried(%v) = %v, want %v", sel, got, want)
+			}
+			if want {
+				carried++
+			}
+		}
+	}
+	if carried == 0 {
+		t.Fatal("no selector is carried: the case tests nothing")
+	}
+	t.Logf("%d selectors carried", carried)
+}
