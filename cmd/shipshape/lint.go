@@ -31,7 +31,10 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	res := ses.run(ses.inputs(&walkErrs))
 	findings := append(walkFindings(walkErrs), res.Findings...)
 	sum := summarize(res, findings)
-	opt := report.Options{Color: colorOK(stdout), ToolVersion: version, FixCommand: "shipshape fix"}
+	opt := report.Options{Color: colorOK(stdout), FixCommand: "shipshape fix"}
+	if format == report.FormatSARIF {
+		opt.ToolVersion = toolVersion()
+	}
 	if err := report.Write(stdout, format, findings, sum, ses.eng.Rules(), opt); err != nil {
 		fmt.Fprintf(stderr, "shipshape: %v\n", err)
 		return exitUsage

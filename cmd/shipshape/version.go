@@ -24,19 +24,33 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// toolVersion is the version `shipshape version` prints first: what
+// reports name the tool by (SARIF's tool.driver.version). It reads the
+// build information, so it is called only for a report that shows it.
+func toolVersion() string {
+	info, _ := debug.ReadBuildInfo()
+	return releaseVersion(version, info)
+}
+
+// releaseVersion is the ldflags version, else the module's (go build
+// derives it from the VCS tag or commit), else "(devel)".
+func releaseVersion(ldflagsVersion string, info *debug.BuildInfo) string {
+	if ldflagsVersion != "dev" && ldflagsVersion != "" {
+		return ldflagsVersion
+	}
+	if info != nil && info.Main.Version != "" {
+		return info.Main.Version
+	}
+	return "(devel)"
+}
+
 // versionText formats the build information in info (nil: none).
 //
 //	shipshape v0.0.0-20261124062000-57cc914b1e2f+dirty
 //	revision 57cc914b1e2f0d4c0ad2d4c1e5c1c8b3b2e1d0f9 (modified), committed 2026-11-24T06:20:00Z
 //	go1.26.8 linux/amd64
 func versionText(ldflagsVersion string, info *debug.BuildInfo) string {
-	v := ldflagsVersion
-	if v == "dev" || v == "" {
-		v = "(devel)"
-		if info != nil && info.Main.Version != "" {
-			v = info.Main.Version
-		}
-	}
+	v := releaseVersion(ldflagsVersion, info)
 	vcs := map[string]string{}
 	goVersion := runtime.Version()
 	if info != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -104,5 +105,31 @@ func TestVersionBinary(t *testing.T) {
 				t.Errorf("-buildvcs=%s: shipshape version printed\n%s\nwant it to contain %q", tt.vcs, out, w)
 			}
 		}
+	}
+}
+
+// TestSARIFNamesTheVersion: code scanning shows the tool version SARIF
+// gives, which must be the one `shipshape version` prints.
+func TestSARIFNamesTheVersion(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(p, []byte(badConfigMap), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var sarif, ver, stderr bytes.Buffer
+	run([]string{"lint", "--format", "sarif", p}, strings.NewReader(""), &sarif, &stderr)
+	run([]string{"version"}, strings.NewReader(""), &ver, &stderr)
+	var log struct {
+		Runs []struct {
+			Tool struct {
+				Driver struct{ Version string }
+			}
+		}
+	}
+	if err := json.Unmarshal(sarif.Bytes(), &log); err != nil || len(log.Runs) != 1 {
+		t.Fatalf("SARIF: %v\n%s", err, sarif.String())
+	}
+	first, _, _ := strings.Cut(ver.String(), "\n")
+	if want := strings.TrimPrefix(first, "shipshape "); log.Runs[0].Tool.Driver.Version != want {
+		t.Errorf("SARIF tool.driver.version = %q, `shipshape version` says %q", log.Runs[0].Tool.Driver.Version, want)
 	}
 }
