@@ -274,21 +274,17 @@ func (e *Engine) relintTree(res *Result, changed map[string][]byte) *Result {
 	}
 	t := *rt.rendered
 	t.extra = nil
-	out := &Result{context: res.context, tree: rt}
+	// Read by no kustomization, a changed file is linted as written.
+	plain := func(in manifest.Input, data []byte) *FileResult { return e.lintFile(in, data, manifest.Context{}) }
+	out := &Result{Files: e.relintFiles(res.Files[:rt.files], changed, plain), context: res.context, tree: rt}
 	files := map[string]*FileResult{}
 	for _, fr := range res.context {
 		if fr.Input.Path != "" { // not a rendered root's objects
 			files[fileKey(fr.Input.Path)] = fr
 		}
 	}
-	for _, fr := range res.Files[:rt.files] {
-		c := *fr
-		if data, ok := changed[fr.Input.Path]; ok {
-			in := fr.Input
-			c = *e.safely(in, func() *FileResult { return e.lintFile(in, data, manifest.Context{}) })
-		}
-		out.Files = append(out.Files, &c)
-		files[fileKey(c.Input.Path)] = &c
+	for _, fr := range out.Files {
+		files[fileKey(fr.Input.Path)] = fr
 	}
 	e.finishTree(out, &t, files)
 	return out

@@ -452,18 +452,25 @@ func (e *Engine) Relint(res *Result, changed map[string][]byte) *Result {
 	if res.tree != nil {
 		return e.relintTree(res, changed)
 	}
-	out := &Result{}
-	for _, fr := range res.Files {
+	out := &Result{Files: e.relintFiles(res.Files, changed, e.LintFile), context: res.context}
+	e.Finish(out)
+	return out
+}
+
+// relintFiles is files with those in changed linted again by lint from
+// their new bytes, and copies of the others (Finish rewrites their
+// Findings; the originals stay as they were).
+func (e *Engine) relintFiles(files []*FileResult, changed map[string][]byte, lint func(manifest.Input, []byte) *FileResult) []*FileResult {
+	out := make([]*FileResult, len(files))
+	for i, fr := range files {
 		if data, ok := changed[fr.Input.Path]; ok {
 			in := fr.Input
-			out.Files = append(out.Files, e.safely(in, func() *FileResult { return e.LintFile(in, data) }))
+			out[i] = e.safely(in, func() *FileResult { return lint(in, data) })
 			continue
 		}
 		c := *fr
-		out.Files = append(out.Files, &c)
+		out[i] = &c
 	}
-	out.context = res.context
-	e.Finish(out)
 	return out
 }
 

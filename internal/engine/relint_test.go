@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,13 +68,7 @@ func TestRelintTree(t *testing.T) {
 	e.KeepSource = true
 	paths := []string{dir}
 	inputs, _ := manifest.Collect(paths)
-	res := e.RunTree(paths, func(yield func(manifest.Input) bool) {
-		for _, in := range inputs {
-			if !yield(in) {
-				return
-			}
-		}
-	})
+	res := e.RunTree(paths, slices.Values(inputs))
 	before := describe(res)
 	if !strings.Contains(before, "daemonset-replicas") {
 		t.Fatalf("the fixture should give findings, got:\n%s", before)
