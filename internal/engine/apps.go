@@ -36,6 +36,7 @@ const (
 
 // tree is what rendering found, for one run.
 type tree struct {
+	graph    *render.Graph
 	renderer *render.Renderer
 	results  []*render.Result
 	byRoot   map[string]*render.Result // renderedFile(root) -> result
@@ -91,7 +92,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	}
 	defer silenceKustomize()()
 	named := namedPaths(paths)
-	t := &tree{renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, judged: map[string]*FileResult{}, reached: map[string][]string{}, keepSource: e.KeepSource,
+	t := &tree{graph: g, renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, judged: map[string]*FileResult{}, reached: map[string][]string{}, keepSource: e.KeepSource,
 		named: slices.Clone(named)}
 	slices.SortStableFunc(t.named, func(a, b string) int { return len(b) - len(a) })
 	for path, data := range overlay {
@@ -112,8 +113,9 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	// kustomize reads them, or as written when every root reaching one
 	// failed.
 	for _, r := range roots {
+		shown := t.show(r.Dir)
 		for _, f := range g.Reaches(r) {
-			t.reached[f] = append(t.reached[f], t.show(r.Dir))
+			t.reached[f] = append(t.reached[f], shown)
 		}
 	}
 	// The files a root reaches are its application's: those not named (a
@@ -126,10 +128,16 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 			onlyFiles = false
 		}
 	}
+	// A file reached under two names (a directory linked into another) is
+	// read once, under the first: the named files come before those read
+	// as context.
 	have := map[string]bool{}
-	for _, in := range inputs {
-		have[fileKey(in.Path)] = true
-	}
+	inputs = slices.DeleteFunc(slices.Clone(inputs), func(in manifest.Input) bool {
+		k := t.inputKey(in)
+		dup := have[k]
+		have[k] = true
+		return dup
+	})
 	var more []string
 	for f := range t.reached {
 		if !have[f] && manifest.IsYAMLName(f) && filepath.Base(f) != "Kustomization" {
@@ -149,7 +157,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	reached := make([]bool, len(inputs)) // read before rendering ends
 	var order, last []int                // the order files are linted in
 	for i, in := range inputs {
-		if reached[i] = in.Path != manifest.Stdin && len(t.reached[fileKey(in.Path)]) > 0; reached[i] {
+		if reached[i] = in.Path != manifest.Stdin && len(t.reached[t.key(in.Path)]) > 0; reached[i] {
 			last = append(last, i)
 		} else {
 			order = append(order, i)
@@ -213,7 +221,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		} else {
 			res.Files = append(res.Files, fr)
 		}
-		files[fileKey(fr.Input.Path)] = fr
+		files[t.key(fr.Input.Path)] = fr
 	}
 
 	// The rendered objects, root by root: object rules now, cross-resource
@@ -253,7 +261,7 @@ func (e *Engine) finishTree(res *Result, t *tree, files map[string]*FileResult) 
 			}
 			return nil
 		}
-		return files[fileKey(f.File)]
+		return files[t.key(f.File)]
 	})
 	for _, fr := range t.extra {
 		analysis.Sort(fr.Findings)
@@ -280,35 +288,28 @@ func (e *Engine) relintTree(res *Result, changed map[string][]byte) *Result {
 	files := map[string]*FileResult{}
 	for _, fr := range res.context {
 		if fr.Input.Path != "" { // not a rendered root's objects
-			files[fileKey(fr.Input.Path)] = fr
+			files[t.key(fr.Input.Path)] = fr
 		}
 	}
 	for _, fr := range out.Files {
-		files[fileKey(fr.Input.Path)] = fr
+		files[t.key(fr.Input.Path)] = fr
 	}
 	e.finishTree(out, &t, files)
 	return out
 }
 
 // unread reports whether no kustomization of the run's graph reads any
-// of the changed files (by their path or their resolved path), and none
-// is a kustomization: changing them changes no rendered object.
+// of the changed files (by real path), and none is a kustomization:
+// changing them changes no rendered object.
 func (rt *treeRun) unread(changed map[string][]byte) bool {
 	reached := map[string]bool{}
 	for _, r := range rt.graph.Roots {
 		for _, f := range rt.graph.Reaches(r) {
 			reached[f] = true
-			if real, err := filepath.EvalSymlinks(f); err == nil {
-				reached[real] = true
-			}
 		}
 	}
 	for path := range changed {
-		abs := fileKey(path)
-		if slices.Contains(render.KustomizationNames, filepath.Base(abs)) || reached[abs] {
-			return false
-		}
-		if real, err := filepath.EvalSymlinks(abs); err == nil && reached[real] {
+		if slices.Contains(render.KustomizationNames, filepath.Base(path)) || reached[rt.graph.Real(path)] {
 			return false
 		}
 	}
@@ -363,7 +364,7 @@ func (e *Engine) judgeRendered(r *render.Result) *FileResult {
 // outside the directory named), a new one, which the run then reports;
 // nil for a file read as context only.
 func (t *tree) fileFor(files map[string]*FileResult, abs string) *FileResult {
-	if fr := files[fileKey(abs)]; fr != nil {
+	if fr := files[t.key(abs)]; fr != nil {
 		if fr.Input.Context {
 			return nil
 		}
@@ -376,31 +377,42 @@ func (t *tree) fileFor(files map[string]*FileResult, abs string) *FileResult {
 			fr.File = &manifest.File{Path: f.Path, Src: f.Src, BOM: f.BOM, Docs: f.Docs, Context: f.Context}
 		}
 	}
-	files[fileKey(abs)] = fr
+	files[t.key(abs)] = fr
 	t.extra = append(t.extra, fr)
 	return fr
 }
 
-// fileKey is how files are found again from a finding's File (relative as
-// named) or a location's (absolute).
-func fileKey(path string) string {
+// key is how files are found again from a finding's File (relative as
+// named) or a location's (absolute): by real path, as the graph names
+// them, so that a file reached through a linked directory is one file.
+func (t *tree) key(path string) string {
 	if path == manifest.Stdin {
 		return path
 	}
-	if abs, err := filepath.Abs(path); err == nil {
-		return abs
+	return t.graph.Real(path)
+}
+
+// inputKey is key for an input: a file a directory walk found (not named
+// on the command line) is a regular file, not a link, so only its
+// directories are resolved. Later lookups of the same path hit the
+// graph's cache.
+func (t *tree) inputKey(in manifest.Input) string {
+	if in.Path == manifest.Stdin {
+		return in.Path
 	}
-	return path
+	if in.Explicit {
+		return t.graph.Real(in.Path)
+	}
+	return t.graph.RealFile(in.Path)
 }
 
 // readsAs says how the file at path is read: by kustomize, when a root
 // that renders reaches it.
 func (t *tree) readsAs(path string) manifest.Context {
-	abs, err := filepath.Abs(path)
-	if err != nil || path == manifest.Stdin {
+	if path == manifest.Stdin {
 		return manifest.Context{}
 	}
-	if roots := t.reached[abs]; len(roots) > 0 {
+	if roots := t.reached[t.key(path)]; len(roots) > 0 {
 		return manifest.Context{Kustomize: roots}
 	}
 	return manifest.Context{}
@@ -609,33 +621,39 @@ func relPaths(msg string, named []string) string {
 
 // show writes an absolute path the way the user named the paths: below a
 // path named, as that path and the rest; else relative to the working
-// directory.
+// directory. The graph names files by real path, and a path named (or the
+// working directory) may be, or lie below, a symbolic link: below its
+// real path is below it.
 func (t *tree) show(abs string) string {
 	for _, n := range t.named {
 		a, err := filepath.Abs(n)
 		if err != nil {
 			continue
 		}
-		if abs == a {
-			return filepath.Clean(n)
-		}
-		if r, err := filepath.Rel(a, abs); err == nil && !strings.HasPrefix(r, "..") {
-			return filepath.Join(n, r)
+		for _, dir := range []string{a, t.graph.Real(a)} {
+			if r, ok := below(dir, abs); ok {
+				return filepath.Join(n, r)
+			}
 		}
 	}
-	return rel(abs)
-}
-
-// rel is path relative to the working directory, as findings show the
-// paths named relative to it.
-func rel(path string) string {
 	wd, err := os.Getwd()
 	if err != nil {
-		return path
+		return abs
 	}
-	r, err := filepath.Rel(wd, path)
-	if err != nil {
-		return path
+	if r, ok := below(t.graph.Real(wd), abs); ok {
+		return r
 	}
-	return r
+	if r, err := filepath.Rel(wd, abs); err == nil {
+		return r
+	}
+	return abs
+}
+
+// below returns path relative to dir, when path is dir or below it.
+func below(dir, path string) (string, bool) {
+	r, err := filepath.Rel(dir, path)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return r, true
 }

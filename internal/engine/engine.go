@@ -53,6 +53,7 @@ type Engine struct {
 	KeepSource bool
 
 	kusts *manifest.Kustomizations
+	wd    *manifest.WorkDir
 }
 
 // New builds an engine over rs (the engine adds its own rules: syntax,
@@ -63,7 +64,7 @@ func New(rs []*analysis.Rule, cfg *config.Config, enable, disable []string) (*En
 		cfg = &config.Config{}
 	}
 	e := &Engine{cfg: cfg, known: WithBuiltin(rs), severity: map[string]analysis.Severity{}, overridden: map[string]bool{}, MaxFileSize: DefaultMaxFileSize, Stdin: os.Stdin,
-		kusts: &manifest.Kustomizations{}}
+		kusts: &manifest.Kustomizations{}, wd: &manifest.WorkDir{}}
 	var err error
 	if e.failOn, err = analysis.ParseFailOn(cfg.FailOn); err != nil {
 		return nil, &config.Error{Source: cfg.Source, Msg: "spec.failOn: " + err.Error()}
@@ -252,11 +253,11 @@ func (e *Engine) RunSeq(inputs iter.Seq[manifest.Input]) *Result {
 // judged together. ResourceList items are placed by the file their
 // config.kubernetes.io/path annotation names; items without one make one
 // application.
-func application(path string) string {
+func (e *Engine) application(path string) string {
 	if path == manifest.Stdin || path == "" {
 		return path
 	}
-	dir, err := filepath.Abs(filepath.Dir(path))
+	dir, err := e.wd.Abs(filepath.Dir(path))
 	if err != nil {
 		return filepath.Dir(path)
 	}
@@ -297,7 +298,7 @@ func (e *Engine) lintFile(in manifest.Input, data []byte, ctx manifest.Context) 
 		fr.own = e.lint(f, fr.ignores)
 	}
 	if f.Template == "" && !fr.ignores.all() && len(e.cross) > 0 {
-		app := application(in.Path)
+		app := e.application(in.Path)
 		for _, obj := range f.Objects {
 			if obj.Partial || obj.Kustomize != nil {
 				continue
@@ -601,7 +602,7 @@ func (e *Engine) LintObjects(objs []*manifest.Object) []analysis.Finding {
 		if obj.Partial {
 			continue
 		}
-		e.observe(fr, obj, objectKey{obj.Doc, obj.Item}, application(obj.File))
+		e.observe(fr, obj, objectKey{obj.Doc, obj.Item}, e.application(obj.File))
 	}
 	for i := range out {
 		out[i].Severity = e.severityOf(out[i])

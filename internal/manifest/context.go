@@ -3,6 +3,7 @@ package manifest
 import (
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // RepositoryRoot is the nearest directory at or above dir that holds a
@@ -29,10 +30,18 @@ func RepositoryRoot(dir string) string {
 // directory (not below it). Those already among inputs are left
 // out; the rest are marked Context (read, never reported on).
 func ContextFor(inputs []Input) []Input {
+	// A directory named is the tree the user chose; a file named alone
+	// (pre-commit names the staged ones) is judged in its repository, as
+	// when the repository is linted.
+	alone := func(in Input) bool { return in.Path != Stdin && !in.Context && in.Explicit }
+	if !slices.ContainsFunc(inputs, alone) {
+		return nil
+	}
+	var wd WorkDir
 	have := map[string]bool{}
 	for _, in := range inputs {
 		if in.Path != Stdin {
-			if abs, err := filepath.Abs(in.Path); err == nil {
+			if abs, err := wd.Abs(in.Path); err == nil {
 				have[abs] = true
 			}
 		}
@@ -47,10 +56,7 @@ func ContextFor(inputs []Input) []Input {
 	walked := map[string]bool{}
 	var errs []WalkError // a file that cannot be walked is only context
 	for _, in := range inputs {
-		// A directory named is the tree the user chose; a file named
-		// alone (pre-commit names the staged ones) is judged in its
-		// repository, as when the repository is linted.
-		if in.Path == Stdin || in.Context || !in.Explicit {
+		if !alone(in) {
 			continue
 		}
 		dir := filepath.Dir(in.Path)
@@ -63,7 +69,7 @@ func ContextFor(inputs []Input) []Input {
 			}
 			continue
 		}
-		abs, err := filepath.Abs(dir)
+		abs, err := wd.Abs(dir)
 		if err != nil || walked[abs] {
 			continue
 		}

@@ -34,11 +34,7 @@ type Kustomizations struct {
 	mu   sync.Mutex
 	dirs map[string]*kustomizationDir
 
-	// The working directory, read once: filepath.Abs asks the OS for it
-	// (two stats) on every call with a relative path.
-	wdOnce sync.Once
-	wd     string
-	wdErr  error
+	wd WorkDir
 }
 
 // kustomizationDir is one directory's cache entry, filled once.
@@ -77,7 +73,7 @@ func (k *Kustomizations) For(path string) Context {
 	if path == Stdin {
 		return ctx
 	}
-	abs, err := k.abs(path)
+	abs, err := k.wd.Abs(path)
 	if err != nil {
 		return ctx
 	}
@@ -98,18 +94,6 @@ func (k *Kustomizations) For(path string) Context {
 		dir = parent
 	}
 	return ctx
-}
-
-// abs is filepath.Abs with the working directory read once.
-func (k *Kustomizations) abs(path string) (string, error) {
-	if filepath.IsAbs(path) {
-		return filepath.Clean(path), nil
-	}
-	k.wdOnce.Do(func() { k.wd, k.wdErr = os.Getwd() })
-	if k.wdErr != nil {
-		return "", k.wdErr
-	}
-	return filepath.Join(k.wd, path), nil
 }
 
 func readKustomization(dir string) *kustomization {

@@ -79,7 +79,7 @@ func Walk(paths []string, errs *[]WalkError) iter.Seq[Input] {
 				}
 				continue
 			}
-			err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			err = WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 				if stopped {
 					return fs.SkipAll
 				}
@@ -110,6 +110,28 @@ func Walk(paths []string, errs *[]WalkError) iter.Seq[Input] {
 			}
 		}
 	}
+}
+
+// WalkDir is filepath.WalkDir, except that a root that is a symbolic link
+// to a directory is walked, with paths named below the link: a path named
+// on the command line is followed (as Stat follows it) wherever it points,
+// while filepath.WalkDir would see only the link and find nothing below
+// it. Links met below the root are not followed.
+func WalkDir(root string, fn fs.WalkDirFunc) error {
+	st, err := os.Lstat(root)
+	if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		return filepath.WalkDir(root, fn)
+	}
+	target, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return filepath.WalkDir(root, fn)
+	}
+	return filepath.WalkDir(target, func(path string, d fs.DirEntry, err error) error {
+		if rel, rerr := filepath.Rel(target, path); rerr == nil {
+			path = filepath.Join(root, rel)
+		}
+		return fn(path, d, err)
+	})
 }
 
 type notRegular struct{}

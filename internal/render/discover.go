@@ -86,7 +86,7 @@ type Kustomization struct {
 // Graph is the kustomizations found under the scanned paths and the
 // references between them.
 type Graph struct {
-	// ByDir holds every kustomization read, by absolute directory.
+	// ByDir holds every kustomization read, by real directory (see Real).
 	ByDir map[string]*Kustomization
 	// Roots are the kustomizations no other scanned kustomization lists,
 	// sorted by directory.
@@ -95,6 +95,7 @@ type Graph struct {
 	mu      sync.Mutex
 	scanned map[string][]*Kustomization // scanned directory -> its roots
 	reaches map[*Kustomization][]string // Reaches, computed once per root
+	real    realPaths
 }
 
 // Discover finds the kustomizations under paths and returns the graph and
@@ -126,7 +127,7 @@ func Discover(paths []string) (*Graph, error) {
 			continue
 		}
 		for _, r := range g.scan(Scope(abs)) {
-			if slices.Contains(g.Reaches(r), abs) {
+			if slices.Contains(g.Reaches(r), g.Real(abs)) {
 				roots[r.Dir] = r
 			}
 		}
@@ -190,7 +191,7 @@ func (g *Graph) scan(dir string) []*Kustomization {
 func (g *Graph) scanOnce(dir string) []*Kustomization {
 	var found []*Kustomization
 	seen := map[string]bool{}
-	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	_ = manifest.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
@@ -212,9 +213,10 @@ func (g *Graph) scanOnce(dir string) []*Kustomization {
 		return nil
 	})
 	listed := map[*Kustomization]bool{}
+	real := g.Real(dir)
 	for _, k := range found {
 		for _, r := range k.Refs {
-			if r.Target != nil && within(r.Target.Dir, dir) {
+			if r.Target != nil && within(r.Target.Dir, real) {
 				listed[r.Target] = true
 			}
 		}
@@ -229,8 +231,10 @@ func (g *Graph) scanOnce(dir string) []*Kustomization {
 }
 
 // Load returns the kustomization in dir (read once, with the directories
-// it references), or nil when dir has none.
+// it references), or nil when dir has none. Its paths, and those of its
+// entries, are real (see Real).
 func (g *Graph) Load(dir string) *Kustomization {
+	dir = g.Real(dir)
 	g.mu.Lock()
 	k, seen := g.ByDir[dir]
 	g.mu.Unlock()
@@ -250,6 +254,9 @@ func (g *Graph) Load(dir string) *Kustomization {
 	}
 	// A cycle stops here: the entry above is already in ByDir.
 	for _, r := range k.Refs {
+		if r.Path != "" {
+			r.Path = g.Real(r.Path)
+		}
 		if r.Path == "" || (r.Kind != RefResource && r.Kind != RefComponent && r.Kind != RefConfig) {
 			continue
 		}
@@ -260,8 +267,8 @@ func (g *Graph) Load(dir string) *Kustomization {
 	return k
 }
 
-// Reaches returns the absolute paths of the files root reaches (a shared
-// slice: do not modify it): its
+// Reaches returns the real paths (see Real) of the files root reaches (a
+// shared slice: do not modify it): its
 // kustomization files, resources, patches, components, generator and
 // transformer configs and data files, sorted. Files that do not exist are
 // left out (kustomize will fail on them).
@@ -302,9 +309,10 @@ func reaches(root *Kustomization) []string {
 	return out
 }
 
-// RootsOf returns the roots of g that reach file (an absolute path): the
-// applications to render again after a fix edits it.
+// RootsOf returns the roots of g that reach file: the applications to
+// render again after a fix edits it.
 func (g *Graph) RootsOf(file string) []*Kustomization {
+	file = g.Real(file)
 	var out []*Kustomization
 	for _, r := range g.Roots {
 		if slices.Contains(g.Reaches(r), file) {
@@ -325,8 +333,7 @@ func (g *Graph) Plain(files []string) []string {
 	}
 	var out []string
 	for _, f := range files {
-		abs, err := filepath.Abs(f)
-		if err != nil || !reached[abs] {
+		if !reached[g.Real(f)] {
 			out = append(out, f)
 		}
 	}

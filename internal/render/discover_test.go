@@ -223,3 +223,47 @@ func TestRootsOf(t *testing.T) {
 		t.Errorf("RootsOf(plain/cm.yaml) = %v", got)
 	}
 }
+
+// TestLinkedBase: a base listed through a linked directory is the
+// directory the link points at, as kustomize loads it: one kustomization,
+// listed (so not a root), whose files are reached under their real paths;
+// a directory named through a link is scanned.
+func TestLinkedBase(t *testing.T) {
+	top, err := filepath.EvalSymlinks(t.TempDir()) // real itself (macOS links /var)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(top, "repo")
+	writeTree(t, dir, map[string]string{
+		"real/base/kustomization.yaml": "resources: [ds.yaml]\n",
+		"real/base/ds.yaml":            "kind: DaemonSet\n",
+		"app/kustomization.yaml":       "resources: [base]\n",
+	})
+	if err := os.Symlink("../real/base", filepath.Join(dir, "app/base")); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(top, "link")
+	if err := os.Symlink("repo", link); err != nil {
+		t.Fatal(err)
+	}
+	for _, named := range []string{dir, link} {
+		g, err := Discover([]string{named})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rootDirs(g, dir); !reflect.DeepEqual(got, []string{"app"}) {
+			t.Fatalf("Discover(%s) roots = %v, want [app]", named, got)
+		}
+		var reached []string
+		for _, f := range g.Reaches(g.Roots[0]) {
+			rel, _ := filepath.Rel(dir, f)
+			reached = append(reached, filepath.ToSlash(rel))
+		}
+		if want := []string{"app/kustomization.yaml", "real/base/ds.yaml", "real/base/kustomization.yaml"}; !reflect.DeepEqual(reached, want) {
+			t.Errorf("Discover(%s): app reaches %v, want %v", named, reached, want)
+		}
+		if plain := g.Plain([]string{filepath.Join(named, "app/base/ds.yaml"), filepath.Join(named, "real/base/ds.yaml")}); len(plain) != 0 {
+			t.Errorf("Discover(%s): plain %v, want none", named, plain)
+		}
+	}
+}

@@ -53,17 +53,16 @@ func (f *readOnlyFS) ReadFile(path string) ([]byte, error) {
 }
 
 // tracingFS is readOnlyFS for one tracing build: the root kustomization
-// (under each of its names: as discovered, and with symlinks resolved, as
-// kustomize reads it) is read with buildMetadata; the files are never
-// edited.
+// (at its real path, as Graph.Load and kustomize name it) is read with
+// buildMetadata; the files are never edited.
 type tracingFS struct {
 	*readOnlyFS
-	roots map[string]bool
+	root string
 }
 
 func (f tracingFS) ReadFile(path string) ([]byte, error) {
 	data, err := f.readOnlyFS.ReadFile(path)
-	if err == nil && f.roots[filepath.Clean(path)] {
+	if err == nil && filepath.Clean(path) == f.root {
 		data, _ = withBuildMetadata(data)
 	}
 	return data, err

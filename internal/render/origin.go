@@ -165,7 +165,7 @@ func (r *Renderer) Locate(res *Result, o *Object, p Path) Location {
 			if t.Repo != "" || t.ConfiguredIn == "" {
 				continue
 			}
-			file := filepath.Join(res.Root.Dir, t.ConfiguredIn)
+			file := r.graph.Real(filepath.Join(res.Root.Dir, t.ConfiguredIn))
 			if !slices.Contains(KustomizationNames, filepath.Base(file)) {
 				// A builtin transformer configured by a file listed under
 				// `transformers:`.
@@ -249,7 +249,7 @@ func (r *Renderer) baseDoc(res *Result, o *Object, origin *resource.Origin) *bas
 	switch {
 	case origin == nil || origin.Repo != "" || isGenerated(origin):
 	case origin.Path != "":
-		b = r.findDoc(filepath.Join(res.Root.Dir, origin.Path), o)
+		b = r.findDoc(r.graph.Real(filepath.Join(res.Root.Dir, origin.Path)), o)
 	default:
 		// kustomize recorded no file (an object it did not read through
 		// `resources`): the one document of o's kind and name among the
@@ -675,7 +675,7 @@ func (r *Renderer) readPatchEntries(k *Kustomization, field string) []patchEntry
 			e.block, e.blockPath = text, textPath
 			e.docs, e.exact = inlineDocs(k, text)
 		} else {
-			e.file = filepath.Join(k.Dir, text.Value)
+			e.file = r.graph.Real(filepath.Join(k.Dir, text.Value))
 			e.docs, _ = r.docs(e.file)
 		}
 		out = append(out, e)

@@ -322,16 +322,10 @@ func failedAt(root *Kustomization, msg string) *Problem {
 // run builds root with krusty; with trace, the root kustomization is read
 // with buildMetadata (origin and transformer annotations kept).
 func (r *Renderer) run(root *Kustomization, trace bool) (m resmap.ResMap, err error) {
-	dir := root.Dir
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real // kustomize reads the root through its resolved path
-	}
+	dir := root.Dir // real (Graph.Load), as kustomize reads it
 	var fs filesys.FileSystem = r.fs
 	if trace {
-		fs = tracingFS{r.fs, map[string]bool{
-			filepath.Clean(root.File):                    true,
-			filepath.Join(dir, filepath.Base(root.File)): true,
-		}}
+		fs = tracingFS{r.fs, filepath.Clean(root.File)}
 	}
 	custom := usesOpenAPI(r.graph, root)
 	if custom {

@@ -1,0 +1,70 @@
+package render
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+)
+
+// realPaths resolves symbolic links in absolute paths, once per path and
+// its directories. kustomize loads a base through its resolved directory
+// (its loader confirms every directory with EvalSymlinks), so a base
+// listed through a linked directory is the same base as the directory the
+// link points at; the files of a run are keyed by their resolved paths so
+// that one file reached under two names is read, judged and fixed once.
+type realPaths struct {
+	m  sync.Map // path (absolute and clean, or as named) -> resolved
+	wd manifest.WorkDir
+}
+
+// resolve returns p (absolute and clean) with every link in it resolved,
+// its last element too. A path that does not exist keeps its missing part
+// as written.
+func (rp *realPaths) resolve(p string) string {
+	if v, ok := rp.m.Load(p); ok {
+		return v.(string)
+	}
+	real := p
+	if parent := filepath.Dir(p); parent != p {
+		real = filepath.Join(rp.resolve(parent), filepath.Base(p))
+		if st, err := os.Lstat(real); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			if r, err := filepath.EvalSymlinks(real); err == nil {
+				real = r
+			}
+		}
+	}
+	rp.m.Store(p, real)
+	return real
+}
+
+// Real returns path as an absolute path with its symbolic links
+// resolved: the key by which the graph, the locations of findings and a
+// run's files name a file or directory. Paths that cannot be made
+// absolute are returned as given.
+func (g *Graph) Real(path string) string { return g.real.of(path, false) }
+
+// RealFile is Real for a file known not to be a link itself (a regular
+// file a directory walk found): only its directories are resolved, which
+// saves a stat per file of the run.
+func (g *Graph) RealFile(path string) string { return g.real.of(path, true) }
+
+func (rp *realPaths) of(path string, regular bool) string {
+	if v, ok := rp.m.Load(path); ok { // as named before, relative or not
+		return v.(string)
+	}
+	abs, err := rp.wd.Abs(path)
+	if err != nil {
+		return path
+	}
+	var real string
+	if regular {
+		real = filepath.Join(rp.resolve(filepath.Dir(abs)), filepath.Base(abs))
+	} else {
+		real = rp.resolve(abs)
+	}
+	rp.m.Store(path, real)
+	return real
+}
