@@ -591,25 +591,30 @@ func toFieldPath(p render.Path) manifest.FieldPath {
 }
 
 // relPaths writes the absolute paths in a message of kustomize's the way
-// the user named them: below a path named, or else the working directory.
+// the user named them: below a path named, or else the working directory;
+// a directory quoted alone ('/abs/dir') as its name.
 func relPaths(msg string, named []string) string {
 	type pair struct{ abs, as string }
 	var ps []pair
-	for _, n := range named {
-		as := filepath.Clean(n) + string(filepath.Separator)
-		if as == "."+string(filepath.Separator) {
-			as = ""
+	sep := string(filepath.Separator)
+	add := func(abs, name string) {
+		below := name + sep
+		if name == "." {
+			below = ""
 		}
+		ps = append(ps, pair{abs + sep, below}, pair{"'" + abs + "'", "'" + name + "'"})
+		// kustomize names files by their resolved path.
+		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+			ps = append(ps, pair{real + sep, below}, pair{"'" + real + "'", "'" + name + "'"})
+		}
+	}
+	for _, n := range named {
 		if abs, err := filepath.Abs(n); err == nil {
-			ps = append(ps, pair{abs + string(filepath.Separator), as})
-			// kustomize names files by their resolved path.
-			if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
-				ps = append(ps, pair{real + string(filepath.Separator), as})
-			}
+			add(abs, filepath.Clean(n))
 		}
 	}
 	if wd, err := os.Getwd(); err == nil {
-		ps = append(ps, pair{wd + string(filepath.Separator), ""})
+		add(wd, ".")
 	}
 	// The longest first: a path named below the working directory wins.
 	slices.SortStableFunc(ps, func(a, b pair) int { return len(b.abs) - len(a.abs) })

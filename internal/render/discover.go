@@ -227,6 +227,21 @@ func (g *Graph) scanOnce(dir string) []*Kustomization {
 			roots = append(roots, k)
 		}
 	}
+	// Kustomizations that list each other in a cycle have no root, and
+	// kustomize fails on every one of them ("cycle detected"): the first
+	// of each such cycle in walk order stands as its root, so that the
+	// failure is reported rather than nothing rendered.
+	reached := map[*Kustomization]bool{}
+	mark := func(k *Kustomization) { reached[k] = true }
+	for _, r := range roots {
+		walkGraph(r, mark)
+	}
+	for _, k := range found {
+		if !reached[k] && k.Kind != "Component" {
+			roots = append(roots, k)
+			walkGraph(k, mark)
+		}
+	}
 	return roots
 }
 

@@ -267,3 +267,27 @@ func TestLinkedBase(t *testing.T) {
 		}
 	}
 }
+
+// TestCycleRoot: kustomizations that list each other have no root by the
+// "listed by none" rule; the first of the cycle stands as one, so that
+// kustomize's failure on them is reported. A cycle reached from a root,
+// and one of Components (never applied alone), adds none.
+func TestCycleRoot(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"a/kustomization.yaml":     "resources: [../b]\n",
+		"b/kustomization.yaml":     "resources: [../a]\n",
+		"top/kustomization.yaml":   "resources: [../c]\n",
+		"c/kustomization.yaml":     "resources: [../d]\n",
+		"d/kustomization.yaml":     "resources: [../c]\n",
+		"comp1/kustomization.yaml": "kind: Component\ncomponents: [../comp2]\n",
+		"comp2/kustomization.yaml": "kind: Component\ncomponents: [../comp1]\n",
+	})
+	g, err := Discover([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rootDirs(g, dir), []string{"a", "top"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("roots = %v, want %v", got, want)
+	}
+}

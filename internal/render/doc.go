@@ -11,7 +11,9 @@
 // kustomization.yml, Kustomization) under the given directories, with the
 // graph of their resources, bases, components and generator/transformer
 // directories. A root is a kustomization that no other kustomization of
-// the scanned tree lists; it is one application. Graph.Reaches lists the
+// the scanned tree lists (or, in a cycle of kustomizations no such root
+// reaches, the first of the cycle); it is one application. Directories
+// are named by their real paths (Graph.Real). Graph.Reaches lists the
 // files a root reads (kustomizations, resources, patches, components,
 // generator files, configs); a file may belong to several roots; files no
 // root reaches are plain manifests (Graph.Plain), judged as written. A
