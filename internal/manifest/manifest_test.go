@@ -125,25 +125,28 @@ func TestCollect(t *testing.T) {
 }
 
 // TestCollectLinkedRoot: a directory named through a symbolic link is
-// walked, under the link's name (filepath.WalkDir alone sees only the link
-// and finds nothing); links below it are still not followed.
+// walked, under the name given (filepath.WalkDir alone sees only the link
+// and finds nothing), even when it points at a hidden directory, as when
+// that is named directly; links below it are still not followed.
 func TestCollectLinkedRoot(t *testing.T) {
 	top := t.TempDir()
-	real := filepath.Join(top, "real")
+	real := filepath.Join(top, ".real")
 	os.MkdirAll(filepath.Join(real, "sub"), 0o755)
 	os.WriteFile(filepath.Join(real, "sub", "a.yaml"), []byte("a: b\n"), 0o644)
 	os.Symlink(top, filepath.Join(real, "up"))
 	link := filepath.Join(top, "link")
-	if err := os.Symlink("real", link); err != nil {
+	if err := os.Symlink(".real", link); err != nil {
 		t.Fatal(err)
 	}
-	in, errs := Collect([]string{link})
-	var got []string
-	for _, i := range in {
-		got = append(got, i.Path)
-	}
-	if want := []string{filepath.Join(link, "sub", "a.yaml")}; !slices.Equal(got, want) || len(errs) != 0 {
-		t.Errorf("Collect(link) = %v, %v; want %v", got, errs, want)
+	for _, named := range []string{link, top + "/./link"} {
+		in, errs := Collect([]string{named})
+		var got []string
+		for _, i := range in {
+			got = append(got, i.Path)
+		}
+		if want := []string{filepath.Join(link, "sub", "a.yaml")}; !slices.Equal(got, want) || len(errs) != 0 {
+			t.Errorf("Collect(%s) = %v, %v; want %v", named, got, errs, want)
+		}
 	}
 }
 

@@ -127,7 +127,9 @@ func WalkDir(root string, fn fs.WalkDirFunc) error {
 		return filepath.WalkDir(root, fn)
 	}
 	return filepath.WalkDir(target, func(path string, d fs.DirEntry, err error) error {
-		if rel, rerr := filepath.Rel(target, path); rerr == nil {
+		if path == target {
+			path = root // as given, as filepath.WalkDir passes it
+		} else if rel, rerr := filepath.Rel(target, path); rerr == nil {
 			path = filepath.Join(root, rel)
 		}
 		return fn(path, d, err)
