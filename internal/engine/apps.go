@@ -45,7 +45,24 @@ type tree struct {
 	extra    []*FileResult             // files not named that findings were placed in
 	// keepSource: the run keeps files' bytes (fix), those of extra too
 	keepSource bool
-	named      []string // the paths named, longest first (see show)
+	named      []namedDir // the paths named, longest first (see show)
+	wd         namedDir   // the working directory, named ""
+}
+
+// namedDir is a path as the user named it, with the directories it stands
+// for: its absolute path and, when that is or lies below a link, its real
+// path (the graph's names). Computed once per run: show runs per file.
+type namedDir struct {
+	name string
+	dirs []string
+}
+
+func (t *tree) nameDir(name, abs string) namedDir {
+	d := namedDir{name: name, dirs: []string{abs}}
+	if real := t.graph.Real(abs); real != abs {
+		d.dirs = append(d.dirs, real)
+	}
+	return d
 }
 
 // renderedFile names, in findings not placed yet, the objects of a root.
@@ -92,9 +109,16 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	}
 	defer silenceKustomize()()
 	named := namedPaths(paths)
-	t := &tree{graph: g, renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, judged: map[string]*FileResult{}, reached: map[string][]string{}, keepSource: e.KeepSource,
-		named: slices.Clone(named)}
-	slices.SortStableFunc(t.named, func(a, b string) int { return len(b) - len(a) })
+	t := &tree{graph: g, renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, judged: map[string]*FileResult{}, reached: map[string][]string{}, keepSource: e.KeepSource}
+	for _, n := range named {
+		if abs, err := filepath.Abs(n); err == nil {
+			t.named = append(t.named, t.nameDir(n, abs))
+		}
+	}
+	slices.SortStableFunc(t.named, func(a, b namedDir) int { return len(b.name) - len(a.name) })
+	if wd, err := os.Getwd(); err == nil {
+		t.wd = t.nameDir("", wd)
+	}
 	for path, data := range overlay {
 		if abs, err := filepath.Abs(path); err == nil {
 			t.renderer.Override(abs, data)
@@ -631,24 +655,19 @@ func relPaths(msg string, named []string) string {
 // real path is below it.
 func (t *tree) show(abs string) string {
 	for _, n := range t.named {
-		a, err := filepath.Abs(n)
-		if err != nil {
-			continue
-		}
-		for _, dir := range []string{a, t.graph.Real(a)} {
+		for _, dir := range n.dirs {
 			if r, ok := below(dir, abs); ok {
-				return filepath.Join(n, r)
+				return filepath.Join(n.name, r)
 			}
 		}
 	}
-	wd, err := os.Getwd()
-	if err != nil {
+	if len(t.wd.dirs) == 0 {
 		return abs
 	}
-	if r, ok := below(t.graph.Real(wd), abs); ok {
+	if r, ok := below(t.wd.dirs[len(t.wd.dirs)-1], abs); ok {
 		return r
 	}
-	if r, err := filepath.Rel(wd, abs); err == nil {
+	if r, err := filepath.Rel(t.wd.dirs[0], abs); err == nil {
 		return r
 	}
 	return abs
