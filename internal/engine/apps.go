@@ -252,7 +252,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	// rules at Finish, with the root as their application.
 	for i, r := range t.results {
 		if r.Problem != nil {
-			e.reportProblem(t, files, r, named)
+			e.reportProblem(t, files, r)
 			continue
 		}
 		for _, f := range done.judged[i].own {
@@ -445,7 +445,7 @@ func (t *tree) readsAs(path string) manifest.Context {
 // reportProblem reports a root that was not rendered at the entry that
 // stops it (or its kustomization): once, naming every root it stops. Its
 // files are judged as plain files.
-func (e *Engine) reportProblem(t *tree, files map[string]*FileResult, r *render.Result, named []string) {
+func (e *Engine) reportProblem(t *tree, files map[string]*FileResult, r *render.Result) {
 	fr := t.fileFor(files, r.Problem.File)
 	if fr == nil {
 		return // read as context for a file named alone: reported when it is
@@ -466,7 +466,7 @@ func (e *Engine) reportProblem(t *tree, files map[string]*FileResult, r *render.
 			return
 		}
 	}
-	msg := relPaths(strings.TrimPrefix(r.Problem.Message, "not rendered: "), named)
+	msg := t.relPaths(strings.TrimPrefix(r.Problem.Message, "not rendered: "))
 	if !strings.Contains(msg, "judged as written") {
 		msg += "; its files are judged as written"
 	}
@@ -616,29 +616,21 @@ func toFieldPath(p render.Path) manifest.FieldPath {
 
 // relPaths writes the absolute paths in a message of kustomize's the way
 // the user named them: below a path named, or else the working directory;
-// a directory quoted alone ('/abs/dir') as its name.
-func relPaths(msg string, named []string) string {
+// a directory quoted alone ('/abs/dir') as its name. kustomize names files
+// by their resolved paths, which the named dirs include.
+func (t *tree) relPaths(msg string) string {
 	type pair struct{ abs, as string }
 	var ps []pair
 	sep := string(filepath.Separator)
-	add := func(abs, name string) {
+	for _, n := range append(slices.Clip(t.named), t.wd) {
+		name := filepath.Clean(n.name)
 		below := name + sep
-		if name == "." {
-			below = ""
+		if n.name == "" || name == "." {
+			name, below = ".", ""
 		}
-		ps = append(ps, pair{abs + sep, below}, pair{"'" + abs + "'", "'" + name + "'"})
-		// kustomize names files by their resolved path.
-		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
-			ps = append(ps, pair{real + sep, below}, pair{"'" + real + "'", "'" + name + "'"})
+		for _, dir := range n.dirs {
+			ps = append(ps, pair{dir + sep, below}, pair{"'" + dir + "'", "'" + name + "'"})
 		}
-	}
-	for _, n := range named {
-		if abs, err := filepath.Abs(n); err == nil {
-			add(abs, filepath.Clean(n))
-		}
-	}
-	if wd, err := os.Getwd(); err == nil {
-		add(wd, ".")
 	}
 	// The longest first: a path named below the working directory wins.
 	slices.SortStableFunc(ps, func(a, b pair) int { return len(b.abs) - len(a.abs) })
