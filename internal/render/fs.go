@@ -29,6 +29,49 @@ type readOnlyFS struct {
 	filesys.FileSystem // the disk, for the reads not overridden below
 
 	files sync.Map // cleaned absolute path -> *cachedFile
+	// What kustomize's loader asks about paths, once per path as asked:
+	// it resolves every file and directory it loads (CleanedAbs: Abs,
+	// then EvalSymlinks, a stat per path element) and a base listed by
+	// ten overlays is loaded ten times. The disk does not change while a
+	// Renderer is used (see NewRenderer).
+	abs, dirs, exists sync.Map // path -> *cachedAbs, *cachedBool, *cachedBool
+}
+
+type cachedAbs struct {
+	once sync.Once
+	dir  filesys.ConfirmedDir
+	file string
+	err  error
+}
+
+type cachedBool struct {
+	once sync.Once
+	v    bool
+}
+
+// CleanedAbs is the disk's, once per path.
+func (f *readOnlyFS) CleanedAbs(path string) (filesys.ConfirmedDir, string, error) {
+	v, _ := f.abs.LoadOrStore(path, &cachedAbs{})
+	c := v.(*cachedAbs)
+	c.once.Do(func() { c.dir, c.file, c.err = f.FileSystem.CleanedAbs(path) })
+	return c.dir, c.file, c.err
+}
+
+// IsDir is the disk's, once per path.
+func (f *readOnlyFS) IsDir(path string) bool {
+	return once(&f.dirs, path, f.FileSystem.IsDir)
+}
+
+// Exists is the disk's, once per path.
+func (f *readOnlyFS) Exists(path string) bool {
+	return once(&f.exists, path, f.FileSystem.Exists)
+}
+
+func once(m *sync.Map, path string, ask func(string) bool) bool {
+	v, _ := m.LoadOrStore(path, &cachedBool{})
+	c := v.(*cachedBool)
+	c.once.Do(func() { c.v = ask(path) })
+	return c.v
 }
 
 type cachedFile struct {

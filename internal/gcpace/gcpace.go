@@ -1,0 +1,115 @@
+// Package gcpace paces the garbage collector of a short run by a heap
+// budget while the live heap is small, and by GOGC's ratio once it is not.
+//
+// A lint run allocates a node tree per file that is garbage a moment
+// later, while what it keeps (summaries, results) grows slowly. Paced by
+// a ratio of that small live heap, the collector runs over and over;
+// paced by a budget (GOGC=off under a soft memory limit), it runs only
+// when the budget is spent: over a small tree (the shared corpus) it
+// hardly runs at all. Once ratio times the live heap passes the budget
+// (kustomize building a large root, a large tree's summaries), the ratio
+// paces alone, as GOGC would: a limit the heap presses against makes the
+// collector run without pause and return memory to the system that the
+// next allocation faults back in.
+package gcpace
+
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+)
+
+// Pace is how the collector is paced for a live heap of live bytes: under
+// the soft memory limit budget with GOGC off (percent -1) while ratio
+// times live fits in it, else by GOGC=percent with no limit.
+func Pace(budget int64, ratio float64, live uint64) (percent int, limit int64) {
+	if float64(live)*ratio <= float64(budget) {
+		return -1, budget
+	}
+	return int(math.Round((ratio - 1) * 100)), math.MaxInt64
+}
+
+var (
+	mu      sync.Mutex // everything below
+	started bool
+	budget  int64
+	base    float64  // Start's ratio
+	ratio   float64  // the ratio in force: base, or Raise's
+	raisers int      // Raise calls not restored yet
+	live    uint64   // the live heap after the last collection
+	set     [2]int64 // the percent and limit last set
+)
+
+// Start paces the collector (see Pace) from now on, and again after every
+// collection. Only its first call acts. Call it only when neither GOGC nor
+// GOMEMLIMIT is set: those are the user's choice.
+func Start(b int64, r float64) {
+	mu.Lock()
+	defer mu.Unlock()
+	if started {
+		return
+	}
+	started, budget, base, ratio = true, b, r, r
+	apply()
+	watch([]metrics.Sample{{Name: "/gc/heap/live:bytes"}})
+}
+
+// Raise paces by at least ratio r until the returned func is called, for
+// a phase whose live heap is large and short-lived (kustomize building a
+// root). ok is false, and nothing changes, when Start did not run.
+func Raise(r float64) (restore func(), ok bool) {
+	mu.Lock()
+	defer mu.Unlock()
+	if !started {
+		return nil, false
+	}
+	raisers++
+	ratio = max(base, r)
+	apply()
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if raisers--; raisers == 0 {
+			ratio = base
+			apply()
+		}
+	}, true
+}
+
+// apply sets the pace for the last live heap seen; mu is held. It sets
+// only what changed: turning GOGC off waits for a collection under way
+// to finish.
+func apply() {
+	percent, limit := Pace(budget, ratio, live)
+	if set == [2]int64{int64(percent), limit} {
+		return
+	}
+	set = [2]int64{int64(percent), limit}
+	if percent < 0 {
+		debug.SetGCPercent(-1)
+		debug.SetMemoryLimit(limit)
+	} else {
+		debug.SetMemoryLimit(limit)
+		debug.SetGCPercent(percent)
+	}
+}
+
+// sentinel is allocated only to be collected: its finalizer runs once
+// after each collection that finds it unreachable. It holds a pointer so
+// that it is not a tiny allocation, whose finalizer may never run.
+type sentinel struct{ _ *int }
+
+func watch(sample []metrics.Sample) {
+	runtime.SetFinalizer(&sentinel{}, func(*sentinel) {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() == metrics.KindUint64 {
+			mu.Lock()
+			live = sample[0].Value.Uint64()
+			apply()
+			mu.Unlock()
+		}
+		watch(sample)
+	})
+}

@@ -1,0 +1,97 @@
+package gcpace
+
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+func TestPace(t *testing.T) {
+	const mb = 1 << 20
+	for _, tc := range []struct {
+		budget      int64
+		ratio       float64
+		live        uint64
+		wantPercent int
+		wantLimit   int64
+	}{
+		{100 * mb, 3, 0, -1, 100 * mb},
+		{100 * mb, 3, 10 * mb, -1, 100 * mb},        // a small heap: the budget
+		{99 * mb, 3, 33 * mb, -1, 99 * mb},          // at the budget
+		{99 * mb, 3, 33*mb + 1, 200, math.MaxInt64}, // past it: GOGC's pace
+		{100 * mb, 5, 40 * mb, 400, math.MaxInt64},  // any ratio
+		{100 * mb, 3, math.MaxUint64, 200, math.MaxInt64},
+	} {
+		p, l := Pace(tc.budget, tc.ratio, tc.live)
+		if p != tc.wantPercent || l != tc.wantLimit {
+			t.Errorf("Pace(%d, %v, %d) = %d, %d; want %d, %d", tc.budget, tc.ratio, tc.live, p, l, tc.wantPercent, tc.wantLimit)
+		}
+	}
+}
+
+// Start paces by the budget; a live heap past it hands the pace to GOGC,
+// and Raise raises that ratio until restored. The test binary is its own
+// process: nothing else in it depends on the collector's settings (Start
+// acts once, so -count=N keeps the first run's).
+func TestStart(t *testing.T) {
+	const budget = 8 << 20
+	mu.Lock()
+	first := !started
+	mu.Unlock()
+	if restore, ok := Raise(5); ok {
+		restore()
+		if first {
+			t.Fatal("Raise before Start changed the pace")
+		}
+	}
+	Start(budget, 2)
+	keep := make([][]byte, 0, 64)
+	for range 64 {
+		keep = append(keep, make([]byte, 1<<20)) // 64 MB live: past budget/ratio
+	}
+	waitFor(t, "GOGC=100 for a live heap past the budget", func() bool {
+		return percent() == 100 && debug.SetMemoryLimit(-1) == math.MaxInt64
+	})
+	restore, ok := Raise(5)
+	if !ok {
+		t.Fatal("Raise after Start did not act")
+	}
+	if p := percent(); p != 400 {
+		t.Errorf("GOGC while raised = %d, want 400", p)
+	}
+	restore()
+	if p := percent(); p != 100 {
+		t.Errorf("GOGC once restored = %d, want 100", p)
+	}
+	runtime.KeepAlive(keep)
+	keep = nil
+	waitFor(t, "the budget again once the heap is small", func() bool {
+		return percent() == -1 && debug.SetMemoryLimit(-1) == budget
+	})
+}
+
+func percent() int {
+	p := debug.SetGCPercent(0) // reads by setting; put it back at once
+	debug.SetGCPercent(p)
+	return p
+}
+
+// waitFor collects until ok holds: the pace is set by a finalizer, after
+// a collection, on the finalizers' goroutine.
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		runtime.GC()
+		mu.Lock()
+		done := ok()
+		mu.Unlock()
+		if done {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s after 10 s", what)
+		}
+	}
+}
