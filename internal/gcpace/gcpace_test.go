@@ -52,30 +52,36 @@ func TestStart(t *testing.T) {
 		keep = append(keep, make([]byte, 1<<20)) // 64 MB live: past budget/ratio
 	}
 	waitFor(t, "GOGC=100 for a live heap past the budget", func() bool {
-		return percent() == 100 && debug.SetMemoryLimit(-1) == math.MaxInt64
+		p, l := pace()
+		return p == 100 && l == math.MaxInt64
 	})
 	restore, ok := Raise(5)
 	if !ok {
 		t.Fatal("Raise after Start did not act")
 	}
-	if p := percent(); p != 400 {
+	if p, _ := pace(); p != 400 {
 		t.Errorf("GOGC while raised = %d, want 400", p)
 	}
 	restore()
-	if p := percent(); p != 100 {
+	if p, _ := pace(); p != 100 {
 		t.Errorf("GOGC once restored = %d, want 100", p)
 	}
 	runtime.KeepAlive(keep)
 	keep = nil
 	waitFor(t, "the budget again once the heap is small", func() bool {
-		return percent() == -1 && debug.SetMemoryLimit(-1) == budget
+		p, l := pace()
+		return p == -1 && l == budget
 	})
 }
 
-func percent() int {
-	p := debug.SetGCPercent(0) // reads by setting; put it back at once
-	debug.SetGCPercent(p)
-	return p
+// pace reads the collector's settings. GOGC is read by setting it: mu
+// keeps the finalizer from setting the pace in between.
+func pace() (percent int, limit int64) {
+	mu.Lock()
+	defer mu.Unlock()
+	percent = debug.SetGCPercent(0)
+	debug.SetGCPercent(percent)
+	return percent, debug.SetMemoryLimit(-1)
 }
 
 // waitFor collects until ok holds: the pace is set by a finalizer, after
@@ -84,10 +90,7 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		runtime.GC()
-		mu.Lock()
-		done := ok()
-		mu.Unlock()
-		if done {
+		if ok() {
 			return
 		}
 		if time.Now().After(deadline) {
