@@ -103,9 +103,13 @@ func (c *commonFlags) setup(args []string, stdin io.Reader) (*session, error) {
 // files) or with the rest: see manifest.ContextFor.
 func (s *session) inputs(errs *[]manifest.WalkError) iter.Seq[manifest.Input] {
 	return func(yield func(manifest.Input) bool) {
+		excluded := func(string) bool { return false }
+		if s.cfg != nil {
+			excluded = s.cfg.Excluder()
+		}
 		var seen []manifest.Input
 		for in := range manifest.Walk(s.paths, errs) {
-			if s.cfg != nil && s.cfg.Excluded(in.Path) {
+			if excluded(in.Path) {
 				continue
 			}
 			seen = append(seen, in)
@@ -117,7 +121,7 @@ func (s *session) inputs(errs *[]manifest.WalkError) iter.Seq[manifest.Input] {
 			return
 		}
 		for _, in := range manifest.ContextFor(seen) {
-			if s.cfg != nil && s.cfg.Excluded(in.Path) {
+			if excluded(in.Path) {
 				continue
 			}
 			if !yield(in) {

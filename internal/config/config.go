@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/manifest"
 )
 
 const (
@@ -125,16 +127,23 @@ func Find(dir string) string {
 	}
 }
 
-// Excluded reports whether file matches an exclude glob. Globs are
-// relative to the config's directory; `**` spans directories, and a glob
-// without a slash matches a file or directory name at any depth.
-func (c *Config) Excluded(file string) bool {
+// Excluder returns whether a file of one run matches an exclude glob.
+// Globs are relative to the config's directory; `**` spans directories,
+// and a glob without a slash matches a file or directory name at any
+// depth. The working directory (for relative paths) is read once per
+// Excluder, not per file.
+func (c *Config) Excluder() func(file string) bool {
+	var wd manifest.WorkDir
+	return func(file string) bool { return c.excluded(file, &wd) }
+}
+
+func (c *Config) excluded(file string, wd *manifest.WorkDir) bool {
 	if len(c.Exclude) == 0 || file == "-" {
 		return false
 	}
 	rel := file
 	if c.Dir != "" {
-		if abs, err := filepath.Abs(file); err == nil {
+		if abs, err := wd.Abs(file); err == nil {
 			if r, err := filepath.Rel(c.Dir, abs); err == nil && !strings.HasPrefix(r, "..") {
 				rel = r
 			}

@@ -31,6 +31,36 @@ func TestMatchGlob(t *testing.T) {
 	}
 }
 
+// TestExcluder: globs are relative to the config's directory, whether a
+// file is named relative to the working directory or absolute; a file
+// outside that directory is matched as named.
+func TestExcluder(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	c := &Config{Dir: filepath.Join(dir, "repo"), Exclude: []string{"charts/**", "*.generated.yaml"}}
+	excluded := c.Excluder()
+	for _, tc := range []struct {
+		file string
+		want bool
+	}{
+		{"repo/charts/a.yaml", true},
+		{filepath.Join(dir, "repo/charts/a.yaml"), true},
+		{"./repo/app/../charts/b.yaml", true},
+		{"repo/app/x.generated.yaml", true},
+		{"repo/app/deploy.yaml", false},
+		{"charts/a.yaml", true}, // outside repo/: matched as named
+		{"other/a.yaml", false},
+		{"-", false},
+	} {
+		if got := excluded(tc.file); got != tc.want {
+			t.Errorf("excluded(%q) = %v, want %v", tc.file, got, tc.want)
+		}
+	}
+	if (&Config{}).Excluder()("charts/a.yaml") {
+		t.Error("a config without exclude globs excluded a file")
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		name, src, want string
