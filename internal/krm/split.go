@@ -136,7 +136,10 @@ scan:
 		}
 		above = false
 	}
-	return b, len(b.entries) > 0
+	// The first piece starts at the first entry: a comment above it would
+	// be the item's head comment in the whole parse, and lost in the piece
+	// (the line of a finding counts it).
+	return b, len(b.entries) > 0 && b.cuttable[0]
 }
 
 // line is line n of src without its line break.

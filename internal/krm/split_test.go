@@ -42,7 +42,12 @@ func TestFastPathMatchesFramework(t *testing.T) {
 		{"compact items", head + "items:\n" + many(40, cm), true},
 		{"compact items, fix", head + "items:\n" + many(40, cm) + fixConfig, true},
 		{"indented items, config first", head + strings.ReplaceAll(fixConfig, "\n", "\n") + "items:\n" + indentLines(many(40, cm), "  "), true},
-		{"comments between items", head + "items:\n# first\n" + many(3, cm+"# after %[1]d\n\n") + fixConfig, true},
+		{"comments between items", head + "items:\n" + many(3, cm+"# after %[1]d\n\n") + fixConfig, true},
+		// The first item's head comment counts in the lines of its
+		// findings, and the first piece would start below it.
+		{"a comment above the first item", head + "items:\n# first\n" + many(3, cm), false},
+		{"a comment above the first item, fix", head + "items:\n# first\n" + many(3, cm) + fixConfig, false},
+		{"a blank line above the first item", head + "items:\n\n" + many(3, cm), false},
 		{"items then a comment at the end", head + "items:\n" + many(3, cm) + "# end\n", true},
 		{"no final line break", strings.TrimSuffix(head+"items:\n"+many(3, cm), "\n"), false},
 		{"CRLF", strings.ReplaceAll(head+"items:\n"+many(3, cm), "\n", "\r\n"), false},
