@@ -9,6 +9,7 @@ package krm
 // framework.Execute beside this one and compare what they write.
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 
@@ -61,7 +62,27 @@ type resourceList struct {
 // are migrated before and reconciled after, results are written when there
 // are any, and the list is written even when process fails (its error is
 // returned after).
+//
+// Unlike framework.Execute, it writes nothing when kyaml cannot read back
+// what its encoder wrote: yaml.v3 reads the tag `!%21` as `!!` and writes
+// it so, which no reader accepts, and kustomize would fail on the output
+// with a message about shipshape's YAML rather than the input's.
 func execute(r io.Reader, w io.Writer, process func(*resourceList) error) error {
+	var buf bytes.Buffer
+	err := executeTo(r, &buf, process)
+	if buf.Len() == 0 {
+		return err
+	}
+	if _, rerr := (&kio.ByteReader{Reader: bytes.NewReader(buf.Bytes())}).Read(); rerr != nil {
+		return fmt.Errorf("cannot write the ResourceList back: kyaml's encoder wrote YAML that kyaml cannot read (%w); nothing was written", rerr)
+	}
+	if _, werr := w.Write(buf.Bytes()); werr != nil {
+		return werr
+	}
+	return err
+}
+
+func executeTo(r io.Reader, w io.Writer, process func(*resourceList) error) error {
 	rw := &kio.ByteReadWriter{Reader: r, Writer: w, KeepReaderAnnotations: true}
 	var rl resourceList
 	var err error

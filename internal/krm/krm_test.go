@@ -179,6 +179,26 @@ func TestFunctionConfigErrors(t *testing.T) {
 	}
 }
 
+// A list kyaml's encoder would write back unreadable (the tag `!%21` is
+// read as `!!` and written so) is refused, and nothing is written.
+func TestUnwritableList(t *testing.T) {
+	for _, in := range []string{
+		"!%21\nfunctionConfig: {apiVersion: v1, kind: ConfigMap, data: {mode: fix}}\n",
+		// The comment sends it to kyaml's path; the fast path writes the
+		// bytes as they came.
+		"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n# c\n- !%21\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n",
+	} {
+		var stdout bytes.Buffer
+		_, err := Run(strings.NewReader(in), &stdout, rules.All())
+		if err == nil || !strings.Contains(err.Error(), "cannot write the ResourceList back") {
+			t.Errorf("%q: error %v, want one saying the list cannot be written back", in, err)
+		}
+		if stdout.Len() > 0 {
+			t.Errorf("%q: wrote\n%s", in, stdout.Bytes())
+		}
+	}
+}
+
 func indent(s string) string {
 	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 	for i, l := range lines {
