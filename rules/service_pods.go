@@ -37,7 +37,12 @@ service-empty-selector), Services with an Endpoints or EndpointSlice of their ow
 and Services whose own application (its kustomize root, or the directory of plain
 manifests) makes no pods in the Service's namespace, or holds there custom
 resources of kinds shipshape does not know: their pods come from elsewhere (a Helm
-release, an operator, another repository). The pod templates themselves are
+release, an operator, another repository). Nor is a Service in ` + "`kube-system`" + ` that
+shares no label with any pod template: the cluster makes pods there that no
+repository holds (kubeadm's static control-plane pods, kube-proxy, DNS), and
+kube-prometheus's ` + "`component: kube-scheduler`" + ` discovery Services select those; one
+that shares a label with a template (` + "`app: metrics-server`" + ` and a stray
+` + "`active: \"yes\"`" + `) is still reported. The pod templates themselves are
 searched across the whole repository. The finding points at a
 selector entry that no template carries and names the template that comes
 closest.`,
@@ -281,6 +286,19 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex) (analysis.Fin
 			closest, fewest = c, n
 		}
 	}
+	var has []string
+	for _, k := range sortedKeys(svc.selector) {
+		if closest.has(k, svc.selector[k]) {
+			has = append(has, k+"="+svc.selector[k])
+		}
+	}
+	if ns == "kube-system" && len(has) == 0 {
+		// The cluster makes pods in kube-system that no repository holds
+		// (kubeadm's static control-plane pods, kube-proxy, DNS): a
+		// Service there that shares no label with any template selects
+		// those (kube-prometheus's kube-scheduler discovery Service).
+		return analysis.Finding{}, false
+	}
 	lacks := closest.missing(svc.selector)
 	// Blame an entry no template carries, else one the closest lacks.
 	blame := ""
@@ -301,12 +319,6 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex) (analysis.Fin
 		}
 	}
 	f.Line, f.Column, f.Field = e.line, e.column, manifest.Keys("spec", "selector", e.key).String()
-	var has []string
-	for _, k := range sortedKeys(svc.selector) {
-		if closest.has(k, svc.selector[k]) {
-			has = append(has, k+"="+svc.selector[k])
-		}
-	}
 	what := "has none of them"
 	if len(has) > 0 {
 		what = "has " + strings.Join(has, ", ") + " but not " + strings.Join(lacks, ", ")
