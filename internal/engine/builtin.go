@@ -33,10 +33,11 @@ shipshape re-reads the file document by document after an error.`,
 		Summary:  "A Helm or ytt template was skipped",
 		Doc: `Go templates (Helm) and ytt templates are not the YAML they render to, and
 shipshape does not guess what they render to. A file is a Go template when ` + "`{{`" + `
-stands where YAML structure is (a plain value, a key) or when it has ` + "`{{`" + ` and does
-not parse as YAML; a valid manifest whose ` + "`{{`" + ` are all inside quoted or block
-strings or comments (the injection templates of istio's and knative's release
-bundles) is linted. A file with ytt's ` + "`#@`" + ` annotations is a ytt template. Lint the
+opens YAML structure (` + "`name: {{ .Name }}`" + `, a key), when it has ` + "`{{`" + ` and does not
+parse as YAML, or when it sits in a Helm chart's ` + "`templates/`" + ` directory (beside a
+Chart.yaml) with ` + "`{{`" + ` in a plain value. A valid manifest whose ` + "`{{`" + ` are all inside
+string values or comments is linted: the injection templates of istio's and
+knative's release bundles, the ` + "`{{ $labels.pod }}`" + ` of kube-prometheus's alerting rules. A file with ytt's ` + "`#@`" + ` annotations is a ytt template. Lint the
 rendered output instead: ` + "`helm template . | shipshape lint -`" + `,
 ` + "`ytt -f . | shipshape lint -`" + `.`,
 		Bad:  "metadata:\n  name: {{ .Release.Name }}\n",

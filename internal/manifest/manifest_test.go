@@ -19,14 +19,21 @@ func TestParse(t *testing.T) {
 		template  string
 		partial   []bool
 		firstLine int // line of the first object's node
+		// inChart puts the file in a Helm chart's templates directory.
+		inChart bool
 	}{
 		{name: "multi", src: "a: 1\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: y\n", docs: 3, objects: []string{"ConfigMap/x", "Secret/y"}, firstLine: 3},
 		{name: "list", src: "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n- {apiVersion: v1, kind: Secret, metadata: {name: b}}\n", docs: 1, objects: []string{"ConfigMap/a", "Secret/b"}, firstLine: 4},
 		{name: "bom crlf", src: "\xef\xbb\xbfapiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: x\r\n", docs: 1, objects: []string{"ConfigMap/x"}, firstLine: 1},
 		{name: "syntax error keeps others", src: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\nkind: [\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", docs: 2, objects: []string{"ConfigMap/a", "ConfigMap/c"}, errors: []SyntaxError{{Line: 6, Column: 1}}, firstLine: 1},
 		{name: "helm", src: "metadata:\n  name: {{ .Name }}\n", template: "Helm/Go"},
-		{name: "helm in a plain scalar", src: "metadata:\n  name: web-{{ .Name }}\n", template: "Helm/Go"},
+		{name: "helm in a plain scalar", src: "metadata:\n  name: web-{{ .Release.Name }}\n", inChart: true, template: "Helm/Go"},
 		{name: "helm key", src: "metadata:\n  {{ .Key }}: web\n", template: "Helm/Go"},
+		{name: "helm in a plain key", src: "metadata:\n  labels:\n    web-{{ .Key }}: web\n", template: "Helm/Go"},
+		{name: "quoted key", src: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: q}\ndata:\n  \"{{ k }}\": v\n", docs: 1, objects: []string{"ConfigMap/q"}, firstLine: 1},
+		// Alerting rules carry Prometheus templates in plain strings, and
+		// are applied as written.
+		{name: "alert template in a plain scalar", src: "apiVersion: monitoring.coreos.com/v1\nkind: PrometheusRule\nmetadata: {name: alerts}\nspec:\n  groups:\n  - name: pods\n    rules:\n    - alert: PodDown\n      annotations:\n        description: Pod {{ $labels.namespace }}/{{ $labels.pod }} is down.\n", docs: 1, objects: []string{"PrometheusRule/alerts"}, firstLine: 1},
 		{name: "helm, not YAML", src: "{{- if .Values.on }}\nmetadata:\n  name: web\n{{- end }}\n", template: "Helm/Go"},
 		{name: "helm beside data braces", src: "metadata:\n  name: {{ .Name }}\n  annotations: {a: \"{{ x }}\"}\n", template: "Helm/Go"},
 		// Release bundles (istio, knative) carry injection templates in
@@ -40,7 +47,15 @@ func TestParse(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := Parse("f.yaml", []byte(tc.src), Context{})
+			path := "f.yaml"
+			if tc.inChart {
+				chart := t.TempDir()
+				path = filepath.Join(chart, "templates", "sub", "f.yaml")
+				if err := os.WriteFile(filepath.Join(chart, "Chart.yaml"), []byte("apiVersion: v2\nname: c\nversion: 0.1.0\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f := Parse(path, []byte(tc.src), Context{})
 			if f.Template != tc.template {
 				t.Fatalf("Template = %q, want %q", f.Template, tc.template)
 			}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -78,9 +80,12 @@ func Parse(path string, data []byte, ctx Context) *File {
 		}
 		docs = append(docs, doc)
 	}
-	if braces && bytes.Count(f.Src, []byte("{{")) > dataBraces(docs) {
-		f.Template = "Helm/Go"
-		return f
+	if braces {
+		inData, inPlain := dataBraces(docs)
+		if bytes.Count(f.Src, []byte("{{")) > inData+inPlain || inPlain > 0 && inHelmChart(path) {
+			f.Template = "Helm/Go"
+			return f
+		}
 	}
 	f.Docs = len(docs)
 	for i, doc := range docs {
@@ -369,30 +374,58 @@ func templateKind(src []byte) string {
 	return ""
 }
 
-// dataBraces counts the `{{` that stand inside quoted or block scalars and
-// comments of docs: text, not YAML structure. Release bundles (istio's
-// install.yaml, knative's) carry injection templates that way and are
-// valid manifests; a `{{` anywhere else (a plain scalar, a key, a flow
-// collection it opened) is a template the YAML parser happened to accept.
-func dataBraces(docs []*yaml.Node) int {
-	n := 0
-	var walk func(*yaml.Node)
-	walk = func(x *yaml.Node) {
+// dataBraces counts the `{{` of docs that are text, not YAML structure:
+// those inside quoted or block scalars and comments (inData), and those
+// inside plain scalars (inPlain). Release bundles (istio's install.yaml,
+// knative's) carry injection templates in strings, and alerting rules
+// (kube-prometheus's PrometheusRules) carry `{{ $labels.pod }}` in plain
+// descriptions: valid manifests, applied as written. A `{{` that opened a
+// flow collection (`name: {{ .Name }}`) or a key is a template the YAML
+// parser happened to accept, and so is a Helm chart's template with
+// `{{` in plain scalars only: Helm renders it first.
+func dataBraces(docs []*yaml.Node) (inData, inPlain int) {
+	var walk func(x *yaml.Node, key bool)
+	walk = func(x *yaml.Node, key bool) {
 		if x == nil {
 			return
 		}
 		for _, c := range []string{x.HeadComment, x.LineComment, x.FootComment} {
-			n += strings.Count(c, "{{")
+			inData += strings.Count(c, "{{")
 		}
-		if x.Kind == yaml.ScalarNode && x.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-			n += strings.Count(x.Value, "{{")
+		switch {
+		case x.Kind != yaml.ScalarNode:
+		case x.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0:
+			inData += strings.Count(x.Value, "{{")
+		case !key: // a plain key with `{{` is structure
+			inPlain += strings.Count(x.Value, "{{")
 		}
-		for _, c := range x.Content {
-			walk(c)
+		for i, c := range x.Content {
+			walk(c, x.Kind == yaml.MappingNode && i%2 == 0)
 		}
 	}
 	for _, d := range docs {
-		walk(d)
+		walk(d, false)
 	}
-	return n
+	return inData, inPlain
+}
+
+// inHelmChart reports whether path is in a Helm chart's templates
+// directory (a `templates` directory beside a Chart.yaml), which Helm
+// renders before anything reads it.
+func inHelmChart(path string) bool {
+	if path == "" || path == "-" {
+		return false
+	}
+	for dir := filepath.Dir(path); ; {
+		parent := filepath.Dir(dir)
+		if filepath.Base(dir) == "templates" {
+			if _, err := os.Stat(filepath.Join(parent, "Chart.yaml")); err == nil {
+				return true
+			}
+		}
+		if parent == dir {
+			return false
+		}
+		dir = parent
+	}
 }
