@@ -15,6 +15,8 @@ import (
 //	              objects placed at the source line, with their roots
 //	fix.diff      `shipshape fix --diff` of the tree, where it fixes
 //
+// with the tree's .shipshape.yaml, when it has one.
+//
 // Run `go test ./cmd/shipshape -run Render -update` to rewrite them, then
 // read every one by eye.
 func TestRenderGolden(t *testing.T) {
@@ -25,16 +27,23 @@ func TestRenderGolden(t *testing.T) {
 	}
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			lint := runIn(t, dir, exitOK, "lint", "--fail-on", "none", dir)
+			// withConfig is args with the config of the tree at root.
+			withConfig := func(root string, args ...string) []string {
+				if cfg := filepath.Join(root, ".shipshape.yaml"); func() bool { _, err := os.Stat(cfg); return err == nil }() {
+					return append([]string{args[0], "-c", cfg}, args[1:]...)
+				}
+				return args
+			}
+			lint := runIn(t, dir, exitOK, withConfig(dir, "lint", "--fail-on", "none", dir)...)
 			golden(t, filepath.Join(dir, "expected.txt"), []byte(lint))
 
 			// --render none judges every file as written: round 1.
-			plain := runIn(t, dir, exitOK, "lint", "--fail-on", "none", "--render", "none", dir)
+			plain := runIn(t, dir, exitOK, withConfig(dir, "lint", "--fail-on", "none", "--render", "none", dir)...)
 			if strings.Contains(plain, "kustomize root") {
 				t.Errorf("--render none still rendered:\n%s", plain)
 			}
 
-			diff := runIn(t, dir, exitOK, "fix", "--diff", "--fail-on", "none", dir)
+			diff := runIn(t, dir, exitOK, withConfig(dir, "fix", "--diff", "--fail-on", "none", dir)...)
 			if diff == "" {
 				if _, err := os.Stat(filepath.Join(dir, "fix.diff")); err == nil && !*update {
 					t.Errorf("fix.diff exists, but fix --diff prints nothing")
@@ -48,7 +57,7 @@ func TestRenderGolden(t *testing.T) {
 			work := t.TempDir()
 			copyTree(t, dir, work)
 			before := readTree(t, work)
-			runIn(t, work, exitOK, "fix", "--fail-on", "none", work)
+			runIn(t, work, exitOK, withConfig(work, "fix", "--fail-on", "none", work)...)
 			after := readTree(t, work)
 			for name, data := range after {
 				if changed := !bytes.Equal(data, before[name]); changed != strings.Contains(diff, "+++ b/"+filepath.ToSlash(name)) {
@@ -56,7 +65,7 @@ func TestRenderGolden(t *testing.T) {
 				}
 			}
 			var out bytes.Buffer
-			run([]string{"lint", "--fail-on", "none", "--format", "json", work}, strings.NewReader(""), &out, &out)
+			run(withConfig(work, "lint", "--fail-on", "none", "--format", "json", work), strings.NewReader(""), &out, &out)
 			if strings.Contains(out.String(), `"fixable": true`) {
 				t.Errorf("fixable findings left after fix:\n%s", out.String())
 			}

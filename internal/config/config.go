@@ -36,6 +36,12 @@ type Config struct {
 	// Render is auto (the default: kustomize roots are rendered and their
 	// objects judged) or none (files are judged as written).
 	Render string `yaml:"render"`
+	// LoadRestrictor is kustomize's --load-restrictor for rendering:
+	// LoadRestrictionsRootOnly (the default, as `kustomize build` and Argo
+	// CD) or LoadRestrictionsNone (as Flux builds, or Argo CD with that
+	// build option): a kustomization may then list files outside its
+	// directory.
+	LoadRestrictor string `yaml:"loadRestrictor"`
 
 	// Dir is the directory exclude globs are relative to.
 	Dir string `yaml:"-"`
@@ -235,6 +241,8 @@ func FromFlatKeys(data map[string]string, source string) (*Config, error) {
 			c.Exclude = list(v)
 		case k == "render":
 			c.Render = v
+		case k == "loadRestrictor":
+			c.LoadRestrictor = v
 		case k == "lws.engine":
 			c.LWS.Engine = v
 		case k == "lws.version":
@@ -250,7 +258,7 @@ func FromFlatKeys(data map[string]string, source string) (*Config, error) {
 			}
 			setEnabled(strings.TrimSuffix(k, ".enabled"), on)
 		default:
-			return nil, &Error{source, fmt.Sprintf("data.%s: unknown setting (want mode, failOn, enable, disable, exclude, lws.engine, lws.version, <rule>.severity or <rule>.enabled)", k)}
+			return nil, &Error{source, fmt.Sprintf("data.%s: unknown setting (want mode, failOn, enable, disable, exclude, render, loadRestrictor, lws.engine, lws.version, <rule>.severity or <rule>.enabled)", k)}
 		}
 	}
 	return c, c.validate()
@@ -278,6 +286,11 @@ func (c *Config) validate() error {
 	case "", "auto", "none":
 	default:
 		return &Error{c.Source, fmt.Sprintf("spec.render: %q is not auto or none", c.Render)}
+	}
+	switch c.LoadRestrictor {
+	case "", "LoadRestrictionsRootOnly", "LoadRestrictionsNone":
+	default:
+		return &Error{c.Source, fmt.Sprintf("spec.loadRestrictor: %q is not LoadRestrictionsRootOnly or LoadRestrictionsNone", c.LoadRestrictor)}
 	}
 	switch c.LWS.Engine {
 	case "", "auto", "argocd", "kapp", "cli-utils", "flux", "none":

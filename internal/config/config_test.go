@@ -69,6 +69,7 @@ func TestParseErrors(t *testing.T) {
 		{"wrong kind", "apiVersion: v1\nkind: ConfigMap\n", "apiVersion/kind must be shipshape.dev/v1alpha1 ShipshapeConfig"},
 		{"bad mode", "apiVersion: shipshape.dev/v1alpha1\nkind: ShipshapeConfig\nspec:\n  mode: apply\n", "spec.mode"},
 		{"bad engine", "apiVersion: shipshape.dev/v1alpha1\nkind: ShipshapeConfig\nspec:\n  lws: {engine: helm}\n", "spec.lws.engine"},
+		{"bad load restrictor", "apiVersion: shipshape.dev/v1alpha1\nkind: ShipshapeConfig\nspec:\n  loadRestrictor: none\n", "spec.loadRestrictor: \"none\" is not LoadRestrictionsRootOnly or LoadRestrictionsNone"},
 		{"bad yaml", "apiVersion: [\n", "line"},
 	}
 	for _, tc := range tests {
@@ -85,11 +86,12 @@ func TestFromFlatKeys(t *testing.T) {
 	c, err := FromFlatKeys(map[string]string{
 		"mode": "fix", "failOn": "warning", "disable": "a, b", "enable": "c",
 		"d.severity": "info", "e.enabled": "false", "lws.engine": "kapp",
+		"loadRestrictor": "LoadRestrictionsNone",
 	}, "functionConfig")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Mode != "fix" || c.FailOn != "warning" || c.LWS.Engine != "kapp" {
+	if c.Mode != "fix" || c.FailOn != "warning" || c.LWS.Engine != "kapp" || c.LoadRestrictor != "LoadRestrictionsNone" {
 		t.Errorf("got %+v", c)
 	}
 	for id, on := range map[string]bool{"a": false, "b": false, "c": true, "e": false} {

@@ -110,6 +110,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	defer silenceKustomize()()
 	named := namedPaths(paths)
 	t := &tree{graph: g, renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, judged: map[string]*FileResult{}, reached: map[string][]string{}, keepSource: e.KeepSource}
+	t.renderer.LoadRestrictionsNone = e.cfg.LoadRestrictor == "LoadRestrictionsNone"
 	for _, n := range named {
 		if abs, err := filepath.Abs(n); err == nil {
 			t.named = append(t.named, t.nameDir(n, abs))
@@ -467,6 +468,9 @@ func (e *Engine) reportProblem(t *tree, files map[string]*FileResult, r *render.
 		}
 	}
 	msg := t.relPaths(strings.TrimPrefix(r.Problem.Message, "not rendered: "))
+	if !r.Problem.Refused && !t.renderer.LoadRestrictionsNone && strings.Contains(msg, "' is not in or below '") {
+		msg += " (kustomize build and Argo CD refuse a file outside the root's directory by default; Flux loads it: set loadRestrictor: LoadRestrictionsNone in .shipshape.yaml if your engine does)"
+	}
 	if !strings.Contains(msg, "judged as written") {
 		msg += "; its files are judged as written"
 	}

@@ -25,7 +25,8 @@
 //
 // Renderer.RenderAll renders roots on all cores with the options of
 // `kustomize build` run without flags (Options): legacy resource order
-// unless the kustomization sets sortOptions, load restrictor RootOnly,
+// unless the kustomization sets sortOptions, load restrictor RootOnly
+// (None when Renderer.LoadRestrictionsNone is set, as Flux builds),
 // builtin plugins only, Helm off. Objects are yaml.v3 nodes (kustomize's
 // own, deep-copied): no YAML is printed and parsed again. Files are read
 // once per Renderer and never written. A root that fails gets kustomize's

@@ -100,13 +100,13 @@ type buildRun struct {
 	took           time.Duration
 }
 
-// kustomizeBuild runs `kustomize build dir` with no flags, inside a
-// network namespace without network when offline is set (the binary
-// would otherwise try to fetch remote bases).
-func kustomizeBuild(bin, dir string, offline bool) buildRun {
+// kustomizeBuild runs `kustomize build dir` with flags (none, as the
+// corpus is built), inside a network namespace without network when
+// offline is set (the binary would otherwise try to fetch remote bases).
+func kustomizeBuild(bin, dir string, offline bool, flags ...string) buildRun {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	args := []string{bin, "build", dir}
+	args := append([]string{bin, "build", dir}, flags...)
 	if offline {
 		args = append([]string{"unshare", "-n"}, args...)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -79,6 +80,44 @@ func TestCorpusParity(t *testing.T) {
 	t.Logf("%d roots: %d render equal to kustomize build, %d fail in both for the same reason", total, equal, failBoth)
 	if equal == 0 {
 		t.Error("no root rendered equal to kustomize build")
+	}
+}
+
+// TestLoadRestrictorParity renders a root that lists a file outside its
+// directory both ways and compares with the binary run with the same
+// --load-restrictor: RootOnly fails with kustomize's message, None (as
+// Flux builds) renders the same objects.
+func TestLoadRestrictorParity(t *testing.T) {
+	bin := kustomizeBinary(t)
+	tree, err := filepath.Abs("../../testdata/render/load-restrictor-none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Discover([]string{tree})
+	if err != nil || len(g.Roots) != 1 {
+		t.Fatalf("want one root in %s: %v", tree, err)
+	}
+	for _, none := range []bool{false, true} {
+		r := NewRenderer(g)
+		r.LoadRestrictionsNone = none
+		res := r.RenderAll(context.Background(), g.Roots)[0]
+		flag := "LoadRestrictionsRootOnly"
+		if none {
+			flag = "LoadRestrictionsNone"
+		}
+		b := kustomizeBuild(bin, g.Roots[0].Dir, false, "--load-restrictor", flag)
+		switch {
+		case none && (res.Problem != nil || b.err != nil):
+			t.Errorf("%s: shipshape: %v; kustomize: %v\n%s", flag, res.Problem, b.err, b.stderr)
+		case none:
+			if len(res.Objects) != 1 || !compareObjects(t, flag, res.Objects, b.stdout) {
+				t.Errorf("%s: %d objects", flag, len(res.Objects))
+			}
+		case res.Problem == nil || b.err == nil:
+			t.Errorf("%s: want both to fail on the file outside the root; shipshape: %v; kustomize: %v", flag, res.Problem, b.err)
+		case !bytes.Contains(b.stderr, []byte("Error: "+res.Problem.Message)):
+			t.Errorf("%s: shipshape fails with\n%s\nkustomize with\n%s", flag, res.Problem.Message, b.stderr)
+		}
 	}
 }
 

@@ -105,6 +105,10 @@ type Renderer struct {
 	// collector (the shipshape command), it is the ratio gcpace paces by
 	// past its budget (1+GCPercent/100) that is raised.
 	GCPercent int
+	// LoadRestrictionsNone renders as `kustomize build --load-restrictor
+	// LoadRestrictionsNone` (and Flux) do: a kustomization may list files
+	// outside its directory. Unset, LoadRestrictionsRootOnly refuses them.
+	LoadRestrictionsNone bool
 }
 
 // NewRenderer returns a Renderer for the roots of g. A Renderer reads
@@ -120,11 +124,11 @@ func NewRenderer(g *Graph) *Renderer {
 // sortOptions), LoadRestrictionsRootOnly, no managed-by label (unless
 // KUSTOMIZE_ENABLE_MANAGEDBY_LABEL, which shipshape ignores), builtin
 // plugins only and Helm disabled. krusty.MakeDefaultOptions differs in
-// Reorder ("none").
-func Options() *krusty.Options {
+// Reorder ("none"). lr is the --load-restrictor (RootOnly by default).
+func Options(lr types.LoadRestrictions) *krusty.Options {
 	o := krusty.MakeDefaultOptions()
 	o.Reorder = krusty.ReorderOptionUnspecified
-	o.LoadRestrictions = types.LoadRestrictionsRootOnly
+	o.LoadRestrictions = lr
 	o.AddManagedbyLabel = false
 	o.PluginConfig = types.DisabledPluginConfig()
 	o.PluginConfig.HelmConfig.Enabled = false
@@ -354,7 +358,11 @@ func (r *Renderer) run(root *Kustomization, trace bool) (m resmap.ResMap, err er
 			m, err = nil, fmt.Errorf("kustomize panicked: %v", p)
 		}
 	}()
-	return krusty.MakeKustomizer(Options()).Run(fs, dir)
+	lr := types.LoadRestrictionsRootOnly
+	if r.LoadRestrictionsNone {
+		lr = types.LoadRestrictionsNone
+	}
+	return krusty.MakeKustomizer(Options(lr)).Run(fs, dir)
 }
 
 // usesOpenAPI reports whether any kustomization root reaches sets the
