@@ -33,7 +33,9 @@ resource quantities take a number or a string, and null is accepted everywhere.
 A document that is a bare value, or a list of objects, instead of one object is
 reported too. A string field given an unquoted number or boolean is reported by
 ` + "`ambiguous-scalar`" + ` instead, which can fix it. Custom resources are not checked:
-their schema is not known to shipshape.`,
+their schema is not known to shipshape. In a SOPS-encrypted object (Flux decrypts
+it before the apply) the ciphertexts (` + "`ENC[AES256_GCM,…]`" + `) are not judged: their type
+is known only once decrypted.`,
 	Bad: `apiVersion: apps/v1
 kind: Deployment
 metadata:

@@ -28,7 +28,8 @@ Kubernetes has since removed say when. Custom resources are not checked (their s
 is not known to shipshape), nor are the keys of free-form maps such as labels. A
 field that a more specific rule reports (a DaemonSet's ` + "`replicas`" + ` or ` + "`strategy`" + `) is
 reported once, by that rule. Strategic-merge directives (` + "`$patch`" + `, ...) in
-kustomize patches are not fields.`,
+kustomize patches are not fields, nor is the ` + "`sops`" + ` metadata of a SOPS-encrypted object
+(Flux decrypts it, and drops the field, before the apply).`,
 	Bad: `apiVersion: v1
 kind: Pod
 metadata:

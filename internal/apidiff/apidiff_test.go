@@ -102,6 +102,12 @@ func (d *differ) file(path string, data []byte) {
 	}
 	var objs []*manifest.Object
 	for _, o := range f.Objects {
+		if manifest.SOPSEncrypted(o.Node) {
+			// Applied only once decrypted (Flux), never as written.
+			d.st.skipped++
+			d.t.Logf("%s: skipped, %s is SOPS-encrypted", path, o.Label())
+			return
+		}
 		if _, ok := kschema.ForObject(o.APIVersion, o.Kind); ok {
 			objs = append(objs, o)
 		}

@@ -94,6 +94,15 @@ func (r Resource) EffectiveNamespace() string {
 	return r.Namespace
 }
 
+// SOPSEncrypted reports whether n, an object, carries SOPS metadata: a
+// top-level sops mapping with the message authentication code SOPS
+// always writes. Flux decrypts such an object, and drops the field,
+// before it applies it.
+func SOPSEncrypted(n *yaml.Node) bool {
+	m := MapGet(n, "sops")
+	return m != nil && m.Kind == yaml.MappingNode && MapGet(m, "mac") != nil
+}
+
 // MapGet returns the value node of key in mapping m, or nil.
 func MapGet(m *yaml.Node, key string) *yaml.Node {
 	_, v := MapEntry(m, key)

@@ -7,6 +7,7 @@
 package schemawalk
 
 import (
+	"strings"
 	"sync"
 
 	"go.yaml.in/yaml/v3"
@@ -52,6 +53,11 @@ import (
 //     (Cursor.Typed): duplicate-key looks at every mapping.
 //   - Done is called once after the walk, for what can be judged only once
 //     every node has been seen (ambiguous-scalar's anchors).
+//   - A SOPS-encrypted object (a top-level `sops` mapping with its `mac`,
+//     as Flux's kustomize-controller decrypts before it applies) is walked
+//     as it will be applied: its `sops` entry is no field and is not
+//     walked, and its ciphertexts (`ENC[AES256_GCM,data:…]`, whatever
+//     type they decrypt to) are seen by Untyped visitors only.
 //
 // A visitor reports through its pass, naming the field with the cursor's
 // path (Path.String()). Fields left nil are not called; the zero Visitor,
@@ -153,6 +159,7 @@ type walker struct {
 	all     []Visitor // those of the current Walk
 	vs      []Visitor // those of the current pass over the object
 	untyped uint64    // bit i: vs[i].Untyped
+	sops    bool      // the object is SOPS-encrypted
 	cursors []*Cursor
 	path    manifest.FieldPath
 }
@@ -221,9 +228,15 @@ func (w *walker) walk(obj *manifest.Object) {
 		}
 	}
 	w.path = w.path[:0]
+	w.sops = manifest.SOPSEncrypted(obj.Node)
 	if active != 0 {
 		w.visit(root, 0, active)
 	}
+}
+
+// sopsCiphertext reports whether n is a value SOPS encrypted.
+func sopsCiphertext(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && strings.HasPrefix(n.Value, "ENC[AES256_GCM,data:") && strings.HasSuffix(n.Value, "]")
 }
 
 // cursor returns the cursor for depth d; cursors stay where they are, so
@@ -261,6 +274,9 @@ func (w *walker) visit(c *Cursor, d int, active uint64) {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
+			if d == 0 && w.sops && k.Value == "sops" {
+				continue // removed by the decryption, before the apply
+			}
 			t, r := entryReading(c, k, v)
 			if r == outside && c.reading == typed && c.Type.Kind() == schema.Struct && isField(k) {
 				w.unknownField(c, k, active)
@@ -271,7 +287,7 @@ func (w *walker) visit(c *Cursor, d int, active uint64) {
 			w.path = append(w.path[:d], manifest.PathElem{Key: k.Value, Index: -1})
 			child := w.cursor(d + 1)
 			*child = Cursor{Node: v, Type: t, Typed: r == typed, Path: w.path[: d+1 : d+1], Key: k, Parent: c, reading: r}
-			w.visit(child, d+1, active)
+			w.visit(child, d+1, w.plain(v, active))
 		}
 	case yaml.SequenceNode:
 		t, r := itemReading(c)
@@ -282,9 +298,18 @@ func (w *walker) visit(c *Cursor, d int, active uint64) {
 			child := w.cursor(d + 1)
 			w.path = append(w.path[:d], manifest.PathElem{Index: i})
 			*child = Cursor{Node: v, Type: t, Typed: r == typed, Path: w.path[: d+1 : d+1], Parent: c, reading: r}
-			w.visit(child, d+1, active)
+			w.visit(child, d+1, w.plain(v, active))
 		}
 	}
+}
+
+// plain is the visitors of active that see v: the Untyped ones only, when
+// v is a SOPS ciphertext (its type is known once it is decrypted).
+func (w *walker) plain(v *yaml.Node, active uint64) uint64 {
+	if w.sops && sopsCiphertext(v) {
+		return active & w.untyped
+	}
+	return active
 }
 
 func (w *walker) unknownField(c *Cursor, k *yaml.Node, active uint64) {
