@@ -64,7 +64,10 @@ and lint the output (` + "`kustomize build --enable-helm DIR | shipshape lint -`
 		Doc: `kustomize failed on this root (a file it lists is missing, a patch matches
 nothing, a field is unknown): Argo CD, Flux and ` + "`kubectl apply -k`" + ` fail on it too. The
 message is kustomize's own. The root's local files are judged as written, as
-plain manifests.`,
+plain manifests. shipshape renders as ` + "`kustomize build`" + ` does by default, with the load
+restrictor ` + "`LoadRestrictionsRootOnly`" + `: a file outside the root's directory is refused.
+Flux builds with ` + "`LoadRestrictionsNone`" + `; set ` + "`loadRestrictor: LoadRestrictionsNone`" + ` in
+.shipshape.yaml to render so.`,
 		Bad:  "resources:\n  - deployment.yaml # the file does not exist\n",
 		Good: "resources:\n  - web.yaml\n",
 	},
