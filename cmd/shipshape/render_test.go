@@ -29,10 +29,11 @@ func TestRenderGolden(t *testing.T) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			// withConfig is args with the config of the tree at root.
 			withConfig := func(root string, args ...string) []string {
-				if cfg := filepath.Join(root, ".shipshape.yaml"); func() bool { _, err := os.Stat(cfg); return err == nil }() {
-					return append([]string{args[0], "-c", cfg}, args[1:]...)
+				cfg := filepath.Join(root, ".shipshape.yaml")
+				if _, err := os.Stat(cfg); err != nil {
+					return args
 				}
-				return args
+				return append([]string{args[0], "-c", cfg}, args[1:]...)
 			}
 			lint := runIn(t, dir, exitOK, withConfig(dir, "lint", "--fail-on", "none", dir)...)
 			golden(t, filepath.Join(dir, "expected.txt"), []byte(lint))

@@ -37,8 +37,9 @@ opens YAML structure (` + "`name: {{ .Name }}`" + `, a key), when it has ` + "`{
 parse as YAML, or when it sits in a Helm chart's ` + "`templates/`" + ` directory (beside a
 Chart.yaml) with ` + "`{{`" + ` in a plain value. A valid manifest whose ` + "`{{`" + ` are all inside
 string values or comments is linted: the injection templates of istio's and
-knative's release bundles, the ` + "`{{ $labels.pod }}`" + ` of kube-prometheus's alerting rules. A file with ytt's ` + "`#@`" + ` annotations is a ytt template. Lint the
-rendered output instead: ` + "`helm template . | shipshape lint -`" + `,
+knative's release bundles, the ` + "`{{ $labels.pod }}`" + ` of kube-prometheus's alerting
+rules. A file with ytt's ` + "`#@`" + ` annotations is a ytt template. Lint the rendered
+output instead: ` + "`helm template . | shipshape lint -`" + `,
 ` + "`ytt -f . | shipshape lint -`" + `.`,
 		Bad:  "metadata:\n  name: {{ .Release.Name }}\n",
 		Good: "# rendered: helm template . | shipshape lint -\nmetadata:\n  name: web\n",
