@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/selector"
@@ -25,7 +27,8 @@ Controllers: Deployment, ReplicaSet, StatefulSet, DaemonSet, ReplicationControll
 LeaderWorkerSet (its pods carry ` + "`leaderworkerset.sigs.k8s.io/name`" + `), Argo Rollouts'
 Rollout, and a Job with ` + "`manualSelector: true`" + `. Only controllers of one application
 and one namespace are compared: the same Deployment rendered for two clusters is
-not an overlap.`,
+not an overlap, and nor is a ReplicaSet whose ` + "`ownerReferences`" + ` name the Deployment or
+Rollout that made it (saved from a cluster): its pods are that controller's.`,
 	Bad: `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -81,6 +84,7 @@ type overlapSummary struct {
 	selector *selector.Selector // no nodes kept
 	at       analysis.Finding   // at the selector
 	pods     []*pods
+	owner    string // the controller that owns this one (Deployment/web), or ""
 }
 
 func summarizeOverlap(p *analysis.Pass) (overlapSummary, bool) {
@@ -122,7 +126,24 @@ func summarizeOverlap(p *analysis.Pass) (overlapSummary, bool) {
 	}
 	s.selector = sel
 	s.at = p.Finding(selKey, "spec.selector", nil, "")
+	s.owner = controllerOwner(obj)
 	return s, true
+}
+
+// controllerOwner is the controller named by obj's ownerReferences
+// (Kind/name), as a ReplicaSet saved from a cluster names the Deployment
+// or Rollout that made it, or "".
+func controllerOwner(obj *manifest.Object) string {
+	refs := manifest.Path(obj.Node, "metadata", "ownerReferences")
+	if refs == nil || refs.Kind != yaml.SequenceNode {
+		return ""
+	}
+	for _, r := range refs.Content {
+		if manifest.ScalarValue(manifest.MapGet(r, "controller")) == "true" {
+			return manifest.ScalarValue(manifest.MapGet(r, "kind")) + "/" + manifest.ScalarValue(manifest.MapGet(r, "name"))
+		}
+	}
+	return ""
 }
 
 // equalities is the selector of labels m.
@@ -150,8 +171,8 @@ func finishOverlap(p *analysis.CrossPass, summaries []overlapSummary) {
 	for i, a := range summaries {
 		told := map[string]bool{} // the same object in two files is told once
 		for j, b := range summaries {
-			if i == j || a.ns != b.ns || a.id == b.id || told[b.id] {
-				continue
+			if i == j || a.ns != b.ns || a.id == b.id || told[b.id] || a.owner == b.id || b.owner == a.id {
+				continue // the same object, or one made by the other: its pods are the owner's
 			}
 			for _, pb := range b.pods {
 				if ok, _ := a.selector.Matches(pb.fixed); !ok {
