@@ -94,6 +94,7 @@ type Graph struct {
 
 	mu      sync.Mutex
 	scanned map[string][]*Kustomization // scanned directory -> its roots
+	fleet   map[string]bool             // real directories holding a fleet.yaml (see fleetOverlay)
 	reaches map[*Kustomization][]string // Reaches, computed once per root
 	real    realPaths
 }
@@ -204,6 +205,9 @@ func (g *Graph) scanOnce(dir string) []*Kustomization {
 		// A directory is loaded when the walk meets a kustomization file
 		// in it, rather than probed for each name: most directories have
 		// none, and the probes were most of a scan's system calls.
+		if d.Name() == "fleet.yaml" {
+			g.noteFleet(filepath.Dir(path))
+		}
 		if parent := filepath.Dir(path); slices.Contains(KustomizationNames, d.Name()) && !seen[parent] {
 			seen[parent] = true
 			if k := g.Load(parent); k != nil {
@@ -212,6 +216,15 @@ func (g *Graph) scanOnce(dir string) []*Kustomization {
 		}
 		return nil
 	})
+	// A fleet.yaml above the scanned tree, up to its repository, may
+	// name a directory in it.
+	abs, _ := filepath.Abs(dir)
+	top := Scope(filepath.Join(abs, "x"))
+	for a := filepath.Dir(abs); within(a, top) && a != filepath.Dir(a); a = filepath.Dir(a) {
+		if _, err := os.Lstat(filepath.Join(a, "fleet.yaml")); err == nil {
+			g.noteFleet(a)
+		}
+	}
 	listed := map[*Kustomization]bool{}
 	real := g.Real(dir)
 	for _, k := range found {

@@ -36,9 +36,14 @@ var functionAnnotations = []string{"config.kubernetes.io/function", "config.k8s.
 // The Problem is placed at the offending entry: the kustomization file
 // and line:column of the entry (in a base or component when the entry is
 // there), or of the generators/transformers entry that loads a function
-// config.
+// config. A root that passes is still refused when Rancher Fleet renders
+// it over a Helm chart (see fleetOverlay): Fleet applies it to helm's
+// output, which shipshape cannot make.
 func Refuse(g *Graph, root *Kustomization) *Problem {
-	return refuseIn(root, map[*Kustomization]bool{})
+	if p := refuseIn(root, map[*Kustomization]bool{}); p != nil {
+		return p
+	}
+	return g.fleetOverlay(root)
 }
 
 // refuseIn checks k and what it reaches in the order kustomize loads them
