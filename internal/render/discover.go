@@ -83,6 +83,18 @@ type Kustomization struct {
 	Refs []*Ref
 }
 
+// ListsNothing reports whether k lists no resource, base, component or
+// generator: nothing to render of its own, so its patches have nothing
+// to patch (an overlay whose `resources: [../base]` is missing).
+func (k *Kustomization) ListsNothing() bool {
+	for _, field := range []string{"resources", "bases", "components", "configMapGenerator", "secretGenerator", "generators", "helmCharts"} {
+		if n := mapGet(k.Doc, field); n != nil && len(n.Content) > 0 {
+			return false
+		}
+	}
+	return k.Doc != nil
+}
+
 // Graph is the kustomizations found under the scanned paths and the
 // references between them.
 type Graph struct {
