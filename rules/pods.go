@@ -28,6 +28,15 @@ type pods struct {
 	fixed   map[string]string
 	varying map[string]bool
 	oneOf   map[string][]string
+	// own is the controller's metadata.labels that its pods do not get
+	// (the template lacks them), as "\nk=v\n…\n", or "": a Service that
+	// selects those selects no pod of it, the classic mix-up.
+	own string
+}
+
+// ownHas reports whether the controller carries k=v in its own labels.
+func (p *pods) ownHas(k, v string) bool {
+	return p.own != "" && strings.Contains(p.own, "\n"+k+"="+v+"\n")
 }
 
 // has reports whether some pod carries k=v.
@@ -119,6 +128,16 @@ func makesPods(obj *manifest.Object) []*pods {
 				fixed[k] = v
 			}
 			p.fixed = fixed
+		}
+		var own []string
+		for k, v := range selector.Labels(manifest.Path(obj.Node, "metadata", "labels")) {
+			if have, ok := p.fixed[k]; !ok || have != v {
+				own = append(own, k+"="+v)
+			}
+		}
+		if len(own) > 0 {
+			sort.Strings(own)
+			p.own = "\n" + strings.Join(own, "\n") + "\n"
 		}
 		return p
 	}

@@ -45,7 +45,9 @@ that shares a label with a template (` + "`app: metrics-server`" + ` and a stray
 ` + "`active: \"yes\"`" + `) is still reported. The pod templates themselves are
 searched across the whole repository. The finding points at a
 selector entry that no template carries and names the template that comes
-closest.`,
+closest, or the controller that carries the selector in its own
+` + "`metadata.labels`" + ` (which its pods do not get) when the Service was written against
+those.`,
 	Bad: `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -286,6 +288,28 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex) (analysis.Fin
 			closest, fewest = c, n
 		}
 	}
+	// A controller that carries the selector in its own metadata.labels,
+	// not in its template's, is the one meant: name it.
+	var ownOnly []string
+	for _, c := range ix.all {
+		if c.own == "" {
+			continue
+		}
+		var only []string
+		for _, k := range sortedKeys(svc.selector) {
+			if v := svc.selector[k]; !c.has(k, v) {
+				if !c.ownHas(k, v) {
+					only = nil
+					break
+				}
+				only = append(only, k+"="+v)
+			}
+		}
+		if len(only) > 0 {
+			closest, ownOnly = c, only
+			break
+		}
+	}
 	var has []string
 	for _, k := range sortedKeys(svc.selector) {
 		if closest.has(k, svc.selector[k]) {
@@ -324,6 +348,13 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex) (analysis.Fin
 		what = "has " + strings.Join(has, ", ") + " but not " + strings.Join(lacks, ", ")
 	} else {
 		what += " (" + strings.Join(lacks, ", ") + ")"
+	}
+	switch own := strings.Join(ownOnly, ", "); {
+	case own == "":
+	case len(has) == 0:
+		what = "carries " + own + " only in its own metadata.labels, which its pods do not get: a Service selects pods by their template's labels"
+	default:
+		what += " (it carries " + own + " only in its own metadata.labels, which its pods do not get)"
 	}
 	f.Message = fmt.Sprintf("Service %q selects %s, which no pod template in namespace %s carries: %s %s, so the Service has no endpoints; add the label to the pod template, or drop it from the selector",
 		svc.name, labelList(svc.selector), ns, closest.owner, what)
