@@ -22,7 +22,8 @@ var typeMismatch = Register(&analysis.Rule{
 value of the wrong JSON type ("cannot unmarshal string into Go struct field
 DeploymentSpec.spec.replicas of type int32"): the whole apply fails. Typical
 causes are a quoted number or boolean (` + "`replicas: \"3\"`" + `, ` + "`hostNetwork: \"true\"`" + `),
-a placeholder left in a copied example (` + "`lun: <ADD LUN ID Here>`" + `, ` + "`port: eighty`" + `),
+a placeholder left in a copied example (` + "`lun: <ADD LUN ID Here>`" + `, ` + "`port: eighty`" + `,
+` + "`role-arn: [YOUR_ROLE_ARN]`" + `, which YAML reads as a list),
 a single value where a list belongs (` + "`args: --verbose`" + `), and Secret ` + "`data`" + ` values
 that are not base64 (put plain text under ` + "`stringData`" + ` instead).
 
@@ -264,6 +265,20 @@ func accepts(k schema.Kind, jk jsonKind, v yaml11.Value) bool {
 	return true
 }
 
+// bracketPlaceholder returns the text of a copied example's placeholder
+// written in brackets ([YOUR_ROLE_ARN], [CHANGE ME]), a flow list of one
+// plain upper-case word, or "".
+func bracketPlaceholder(n *yaml.Node) string {
+	if n.Kind != yaml.SequenceNode || n.Style&yaml.FlowStyle == 0 || len(n.Content) != 1 {
+		return ""
+	}
+	item := n.Content[0]
+	if item.Kind != yaml.ScalarNode || item.Style != 0 || item.Value == "" || strings.ToUpper(item.Value) != item.Value || !strings.ContainsAny(item.Value, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+		return ""
+	}
+	return item.Value
+}
+
 func (w *typeChecker) report(c *schemawalk.Cursor, jk jsonKind, v yaml11.Value) {
 	n, t := c.Node, c.Type
 	want := describeType(t)
@@ -280,6 +295,10 @@ func (w *typeChecker) report(c *schemawalk.Cursor, jk jsonKind, v yaml11.Value) 
 		}
 	case jsonArray:
 		got = "a list"
+		if ph := bracketPlaceholder(n); ph != "" {
+			got = "a list ([" + ph + "] is a placeholder in brackets, which YAML reads as a list)"
+			hint = ": replace it with a real value"
+		}
 	case jsonObject:
 		got = "a mapping"
 	default:
