@@ -468,11 +468,8 @@ func (e *Engine) reportProblem(t *tree, files map[string]*FileResult, r *render.
 		}
 	}
 	msg := t.relPaths(strings.TrimPrefix(r.Problem.Message, "not rendered: "))
-	if !r.Problem.Refused && !t.renderer.LoadRestrictionsNone && strings.Contains(msg, "' is not in or below '") {
-		msg += " (kustomize build and Argo CD refuse a file outside the root's directory by default; Flux loads it: set loadRestrictor: LoadRestrictionsNone in .shipshape.yaml if your engine does)"
-	}
-	if !r.Problem.Refused && r.Root.ListsNothing() && (strings.Contains(msg, "no matches for Id") || strings.Contains(msg, "no resource matches")) {
-		msg += " (the kustomization lists no resources, bases, components or generators: its patches have nothing to patch; is `resources: [../base]` missing?)"
+	if r.Problem.Hint != "" {
+		msg += " (" + r.Problem.Hint + ")"
 	}
 	if !strings.Contains(msg, "judged as written") {
 		msg += "; its files are judged as written"

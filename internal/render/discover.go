@@ -83,10 +83,10 @@ type Kustomization struct {
 	Refs []*Ref
 }
 
-// ListsNothing reports whether k lists no resource, base, component or
+// listsNothing reports whether k lists no resource, base, component or
 // generator: nothing to render of its own, so its patches have nothing
 // to patch (an overlay whose `resources: [../base]` is missing).
-func (k *Kustomization) ListsNothing() bool {
+func (k *Kustomization) listsNothing() bool {
 	for _, field := range []string{"resources", "bases", "components", "configMapGenerator", "secretGenerator", "generators", "helmCharts"} {
 		if n := mapGet(k.Doc, field); n != nil && len(n.Content) > 0 {
 			return false

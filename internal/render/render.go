@@ -34,6 +34,9 @@ type Problem struct {
 	// Entry is the refused entry as written (a URL, a field name), or "".
 	Entry   string
 	Message string
+	// Hint says what kustomize's Message likely means for this root, or
+	// "": kept apart, as Message is kustomize's own words.
+	Hint string
 }
 
 func (p *Problem) Error() string {
@@ -245,6 +248,7 @@ func (r *Renderer) Render(root *Kustomization) *Result {
 	m, err := r.run(root, false)
 	if err != nil {
 		res.Problem = failedAt(root, err.Error())
+		res.Problem.Hint = r.hint(root, res.Problem.Message)
 		return res
 	}
 	for i, rs := range m.Resources() {
@@ -328,6 +332,19 @@ func failedAt(root *Kustomization, msg string) *Problem {
 		}
 	}
 	return p
+}
+
+// hint explains two failures whose message does not say their likely
+// cause: a file outside the root refused by the load restrictor Flux
+// does not use, and patches with nothing to patch.
+func (r *Renderer) hint(root *Kustomization, msg string) string {
+	switch {
+	case !r.LoadRestrictionsNone && strings.Contains(msg, "' is not in or below '"):
+		return "kustomize build and Argo CD refuse a file outside the root's directory by default; Flux loads it: set loadRestrictor: LoadRestrictionsNone in .shipshape.yaml if your engine does"
+	case root.listsNothing() && (strings.Contains(msg, "no matches for Id") || strings.Contains(msg, "no resource matches")):
+		return "the kustomization lists no resources, bases, components or generators: its patches have nothing to patch; is `resources: [../base]` missing?"
+	}
+	return ""
 }
 
 // run builds root with krusty; with trace, the root kustomization is read
