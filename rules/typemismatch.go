@@ -219,7 +219,7 @@ func (w *typeChecker) enter(c *schemawalk.Cursor) bool {
 	}
 	switch kind {
 	case schema.Bytes:
-		if jk == jsonString {
+		if jk == jsonString && !isTemplateVariable(v.Text) {
 			w.base64(c)
 		}
 	case schema.Quantity:
