@@ -318,17 +318,26 @@ func newObject(i int, rs *resource.Resource) *Object {
 
 // failedAt places kustomize's error message at the entry of root's
 // kustomization it names first (kustomize's messages start from the root:
-// "accumulating resources from 'service.yaml': ..."), or at the top of
-// the file.
+// "accumulating resources from 'service.yaml': ..."), else at the entry
+// whose file it could not read (generators and patches name only the
+// path: "evalsymlink failure on '/abs/.env'"), or at the top of the file.
 func failedAt(root *Kustomization, msg string) *Problem {
 	p := &Problem{File: root.File, Line: 1, Column: 1, Message: msg}
-	best := -1
-	for _, r := range root.Refs {
-		if r.Inline {
-			continue
+	for _, name := range []func(*Ref) string{
+		func(r *Ref) string { return r.Value },
+		func(r *Ref) string { return r.Path },
+	} {
+		best := -1
+		for _, r := range root.Refs {
+			if r.Inline || name(r) == "" {
+				continue
+			}
+			if i := strings.Index(msg, "'"+name(r)+"'"); i >= 0 && (best < 0 || i < best) {
+				best, p.Line, p.Column = i, r.Node.Line, r.Node.Column
+			}
 		}
-		if i := strings.Index(msg, "'"+r.Value+"'"); i >= 0 && (best < 0 || i < best) {
-			best, p.Line, p.Column = i, r.Node.Line, r.Node.Column
+		if best >= 0 {
+			break
 		}
 	}
 	return p
