@@ -26,6 +26,7 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/render"
+	"go.yaml.in/yaml/v3"
 )
 
 // Rules the engine reports about kustomize roots.
@@ -500,7 +501,9 @@ func (e *Engine) place(t *tree, files map[string]*FileResult, f analysis.Finding
 		loc = t.renderer.Locate(res, o, p)
 		// A field the object lacks (no spec.selector) is placed at the
 		// nearest part it has, else at its name.
-		if _, v := p.Get(o.Node); v == nil {
+		if k, v := p.Get(o.Node); v != nil {
+			loc = atValue(f, k, v, loc)
+		} else {
 			for q := p[:len(p)-1]; len(q) > 0; q = q[:len(q)-1] {
 				if _, v := q.Get(o.Node); v != nil {
 					loc = t.renderer.Locate(res, o, q)
@@ -557,6 +560,20 @@ func (e *Engine) place(t *tree, files map[string]*FileResult, f analysis.Finding
 		}
 	}
 	fr.Findings = append(fr.Findings, f)
+}
+
+// atValue moves loc from the source key to the source value when the
+// rule reported the rendered value (a value of the wrong type, not a field
+// that should not be there), so that the finding has the column it has
+// when the file is judged as written. Inline patches are shifted alike:
+// loc's position is already translated to the kustomization.
+func atValue(f analysis.Finding, k, v *yaml.Node, loc render.Location) render.Location {
+	if k == nil || loc.Key == nil || loc.Value == nil || f.Line != v.Line || f.Column != v.Column || k.Line == v.Line && k.Column == v.Column {
+		return loc
+	}
+	loc.Line += loc.Value.Line - loc.Key.Line
+	loc.Column += loc.Value.Column - loc.Key.Column
+	return loc
 }
 
 // carry moves a fix addressed by rendered object and field path to the
