@@ -36,8 +36,10 @@ Not reported: Services of ` + "`type: ExternalName`" + ` or without a selector (
 service-empty-selector), Services with an Endpoints or EndpointSlice of their own,
 and Services whose own application (its kustomize root, or the directory of plain
 manifests) makes no pods in the Service's namespace, or holds there custom
-resources of kinds shipshape does not know: their pods come from elsewhere (a Helm
-release, an operator, another repository). Nor is a Service in ` + "`kube-system`" + ` that
+resources of kinds shipshape does not know, or holds a file skipped as a template
+(` + "`replicas: {{replicas}}`" + ` filled in by a script), whose objects are unknown: their
+pods come from elsewhere (a Helm release, an operator, another repository, a
+template). Nor is a Service in ` + "`kube-system`" + ` that
 shares no label with any pod template: the cluster makes pods there that no
 repository holds (kubeadm's static control-plane pods, kube-proxy, DNS), and
 kube-prometheus's ` + "`component: kube-scheduler`" + ` discovery Services select those; one
@@ -204,7 +206,7 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 	}
 	for i, s := range summaries {
 		app := nsName{p.Application(i), s.ns}
-		if s.svc == nil || managed[nsName{s.ns, s.svc.name}] || unknown[app] || !makesPods[app] {
+		if s.svc == nil || managed[nsName{s.ns, s.svc.name}] || unknown[app] || p.Unread(p.Application(i)) || !makesPods[app] {
 			continue
 		}
 		if ix := templates[s.ns]; ix != nil {

@@ -45,6 +45,7 @@ type CrossPass struct {
 	report func(Finding)
 	shared map[string]any
 	apps   []string
+	unread map[string]bool
 }
 
 // Application names the application the i-th summary comes from: a
@@ -52,11 +53,17 @@ type CrossPass struct {
 // still judge some things per application.
 func (p *CrossPass) Application(i int) string { return p.apps[i] }
 
+// Unread reports whether application app holds a file shipshape could
+// not read as objects (a template): a rule that reports an absence (no
+// pods) cannot know what that file makes.
+func (p *CrossPass) Unread(app string) bool { return p.unread[app] }
+
 // NewCrossPass is for drivers. shared is the application's memo, the
 // same map for every rule of the application (see Shared).
-// apps names each summary's application (see Application).
-func NewCrossPass(r *Rule, cfg *config.Config, shared map[string]any, apps []string, report func(Finding)) *CrossPass {
-	return &CrossPass{Rule: r, Config: cfg, report: report, shared: shared, apps: apps}
+// apps names each summary's application (see Application); unread holds
+// the applications with a file not read as objects (see Unread).
+func NewCrossPass(r *Rule, cfg *config.Config, shared map[string]any, apps []string, unread map[string]bool, report func(Finding)) *CrossPass {
+	return &CrossPass{Rule: r, Config: cfg, report: report, shared: shared, apps: apps, unread: unread}
 }
 
 // Report records a finding (built by Pass.Finding during Summarize).

@@ -432,16 +432,18 @@ func checkAttribution(r reporter, findings []analysis.Finding, srcs map[string][
 // checkObjects lints the case's objects as `shipshape fn` does (one
 // application of objects that did not come from files) and checks that
 // the rules find there what they found in the files. Findings about no
-// object (file-level ones) have no counterpart, and ignore comments do
-// not apply to objects: a case that has such comments is not compared.
+// object (file-level ones) have no counterpart, ignore comments do not
+// apply to objects, and a file skipped as a template has no objects: a
+// case that has either is not compared.
 func checkObjects(r reporter, eng *engine.Engine, findings []analysis.Finding, paths []string, srcs map[string][]byte) {
 	kusts := &manifest.Kustomizations{}
 	var objs []*manifest.Object
 	for _, p := range paths {
-		if bytes.Contains(srcs[p], []byte("shipshape:ignore")) {
+		f := manifest.Parse(p, srcs[p], kusts.For(p))
+		if bytes.Contains(srcs[p], []byte("shipshape:ignore")) || f.Template != "" {
 			return
 		}
-		objs = append(objs, manifest.Parse(p, srcs[p], kusts.For(p)).Objects...)
+		objs = append(objs, f.Objects...)
 	}
 	key := func(fd analysis.Finding) string {
 		return fmt.Sprintf("%s:%d:%d: %s %q (fix %v, document %d, item %d)", fd.File, fd.Line, fd.Column, fd.Rule, fd.Message, fd.Fixable(), fd.Doc, fd.Item)

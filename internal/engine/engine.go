@@ -161,6 +161,9 @@ type FileResult struct {
 	own       []analysis.Finding // Findings without the cross-resource ones
 	objects   int
 	summaries []summary
+	// unreadApp is the application of a file skipped as a template: what
+	// it would make is unknown to the cross-resource rules.
+	unreadApp string
 	ignores   lineIgnores
 	optOuts   map[objectKey]analysis.RuleSet // objects with an ignore annotation
 }
@@ -297,6 +300,9 @@ func (e *Engine) lintFile(in manifest.Input, data []byte, ctx manifest.Context) 
 	if !in.Context {
 		fr.own = e.lint(f, fr.ignores)
 	}
+	if f.Template != "" && len(e.cross) > 0 {
+		fr.unreadApp = e.application(in.Path)
+	}
 	if f.Template == "" && !fr.ignores.all() && len(e.cross) > 0 {
 		app := e.application(in.Path)
 		for _, obj := range f.Objects {
@@ -366,10 +372,14 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 		fr.Findings = append(fr.Findings[:0:0], fr.own...)
 		res.Resources += fr.objects
 	}
+	unread := map[string]bool{}
 	for _, files := range [][]*FileResult{res.Files, res.context} {
 		for _, fr := range files {
 			for i := range fr.summaries {
 				all = append(all, &fr.summaries[i])
+			}
+			if fr.unreadApp != "" {
+				unread[fr.unreadApp] = true
 			}
 		}
 	}
@@ -422,7 +432,7 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 			if r.Scope == analysis.PerApplication {
 				for _, a := range apps {
 					if g := byRule[i][a]; g != nil {
-						r.Cross.Finish(analysis.NewCrossPass(r, e.cfg, memo(a), g.apps, report), g.values)
+						r.Cross.Finish(analysis.NewCrossPass(r, e.cfg, memo(a), g.apps, unread, report), g.values)
 					}
 				}
 				continue
@@ -435,7 +445,7 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 				}
 			}
 			if len(all.values) > 0 {
-				r.Cross.Finish(analysis.NewCrossPass(r, e.cfg, memo("\x00all"), all.apps, report), all.values)
+				r.Cross.Finish(analysis.NewCrossPass(r, e.cfg, memo("\x00all"), all.apps, unread, report), all.values)
 			}
 		}
 	}
