@@ -2,6 +2,7 @@ package rules
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -187,7 +188,9 @@ func isPlaceholder(n *yaml.Node) bool {
 	return n != nil && n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "${")
 }
 
-// formatLabels prints labels as {a: x, b: y}, sorted, for messages.
+// formatLabels prints labels as {a: x, b: y}, sorted, for messages: as
+// YAML to copy, so a value YAML 1.1 reads as another type is quoted
+// ({enabled: "true"}).
 func formatLabels(l map[string]string) string {
 	if len(l) == 0 {
 		return "{} (none)"
@@ -203,7 +206,11 @@ func formatLabels(l map[string]string) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(k + ": " + l[k])
+		v := l[k]
+		if _, ambiguous := yaml11.Resolve(v); ambiguous {
+			v = strconv.Quote(v)
+		}
+		b.WriteString(k + ": " + v)
 	}
 	b.WriteString("}")
 	return b.String()

@@ -9,6 +9,9 @@ import "go.yaml.in/yaml/v3"
 //   - a workload container without an image (the API requires one; a
 //     patch names the container and overrides a field or two);
 //   - a workload with neither a selector nor template labels;
+//   - a workload whose pod template has no containers (the API requires
+//     one; a patch sets a field or two of the pod spec: affinity,
+//     tolerations);
 //   - a Service with neither ports nor a selector.
 func incomplete(kind string, n *yaml.Node) bool {
 	spec := MapGet(n, "spec")
@@ -18,7 +21,8 @@ func incomplete(kind string, n *yaml.Node) bool {
 		if MapGet(spec, "selector") == nil && MapGet(MapGet(tmpl, "metadata"), "labels") == nil {
 			return true
 		}
-		return containerWithoutImage(MapGet(MapGet(tmpl, "spec"), "containers"))
+		containers := MapGet(MapGet(tmpl, "spec"), "containers")
+		return containers == nil || containerWithoutImage(containers)
 	case "Service":
 		return spec == nil || MapGet(spec, "ports") == nil && MapGet(spec, "selector") == nil &&
 			ScalarValue(MapGet(spec, "type")) != "ExternalName"
