@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/aymanbagabas/go-udiff"
+	"github.com/shipshape-dev/shipshape/internal/unidiff"
 
 	"github.com/shipshape-dev/shipshape/internal/fixer"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
@@ -85,7 +85,7 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fixedCount += len(o.Applied)
 		if diff {
 			name := filepath.ToSlash(o.Path)
-			fmt.Fprint(stdout, udiff.Unified("a/"+name, "b/"+name, string(o.Orig), string(o.Out)))
+			fmt.Fprint(stdout, unidiff.Unified("a/"+name, "b/"+name, string(o.Orig), string(o.Out)))
 			continue
 		}
 		verb := "fixed"

@@ -81,7 +81,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aymanbagabas/go-udiff"
+	"github.com/shipshape-dev/shipshape/internal/unidiff"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
@@ -521,9 +521,9 @@ func checkFixes(t tester, eng *engine.Engine, res *engine.Result, paths []string
 		switch {
 		case !exists && changed:
 			t.Errorf("%s: the fixes change the file, and there is no %s (go test -update writes it: review it)\n%s", p, golden,
-				udiff.Unified(p, p+" (fixed)", string(srcs[p]), string(got)))
+				unidiff.Unified(p, p+" (fixed)", string(srcs[p]), string(got)))
 		case exists && !bytes.Equal(got, want):
-			t.Errorf("%s: the fixed file differs from %s:\n%s", p, golden, udiff.Unified(golden, p+" (fixed)", string(want), string(got)))
+			t.Errorf("%s: the fixed file differs from %s:\n%s", p, golden, unidiff.Unified(golden, p+" (fixed)", string(want), string(got)))
 		}
 	}
 }
