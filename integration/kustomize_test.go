@@ -214,7 +214,7 @@ func TestKustomizeFnRun(t *testing.T) {
 func TestKustomizeReadsScalars(t *testing.T) {
 	t.Parallel()
 	kustomize := need(t, "kustomize", installKustomize)
-	values := []string{"yes", "no", "on", "off", "y", "n", "Y", "NO", "True", "true", "false", "~", "null", "1.10", "0755", "0o17", "0x1F", "1e3", "1_000", "+12", "-0", ".5", "12:30", "1:20:30", "0b101", "web-1", "v1.2", "1.0", "007", "08"}
+	values := []string{"yes", "no", "on", "off", "y", "n", "Y", "NO", "True", "true", "false", "~", "null", "1.10", "0755", "0o17", "0x1F", "1e3", "1_000", "+12", "-0", ".5", "12:30", "1:20:30", "0b101", "web-1", "v1.2", "1.0", "007", "08", ""}
 	dir := t.TempDir()
 	var cm strings.Builder
 	cm.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: scalars\ndata:\n")

@@ -32,10 +32,12 @@ args, command, env values, ...) including pod templates inside LeaderWorkerSets,
 Service selectors, ConfigMap data, Secret stringData, and every other string field
 of a built-in kind, from the Kubernetes API types. Integer and boolean fields, and
 fields that accept numbers by design (ports given as IntOrString, resource
-quantities such as ` + "`cpu: 0.5`" + `) are never reported. A null (` + "`~`" + `, or nothing) only counts
-inside string maps and lists, where it deletes or blanks the entry; the word ` + "`null`" + ` is
-not reported (it is written on purpose), nor is any null in a kustomize patch, where
-it is the strategic-merge directive that deletes the key.
+quantities such as ` + "`cpu: 0.5`" + `) are never reported. A null written as nothing (` + "`key:`" + `) only
+counts inside string maps and lists, where it deletes or blanks the entry, and has no
+fix (whether "" or no entry is meant is the author's call); the word ` + "`null`" + ` and its
+short form ` + "`~`" + ` are not reported (they are written on purpose, and quoting ` + "`~`" + ` would
+set the text ` + "`~`" + `, no valid label), nor is any null in a kustomize patch, where it is
+the strategic-merge directive that deletes the key.
 
 An explicit tag decides the type whatever the quoting: ` + "`!!int \"3\"`" + ` is the number 3
 and ` + "`!!bool \"yes\"`" + ` is true for kubectl, while ` + "`!!str 3`" + ` is a string. An alias is
@@ -178,10 +180,11 @@ func (w *scalarChecker) plain(c *schemawalk.Cursor, n *yaml.Node, inCollection, 
 	if !ok || !changes(n.Value, v, inCollection, isKey) {
 		return
 	}
-	if v.Kind == yaml11.Null && (strings.EqualFold(n.Value, "null") || w.p.Object.Partial) {
-		// The word null is written on purpose (kubectl apply drops the
-		// entry), and in a strategic-merge patch any null is the
-		// directive that deletes the key: quoting it would set the text.
+	if v.Kind == yaml11.Null && (strings.EqualFold(n.Value, "null") || n.Value == "~" || w.p.Object.Partial) {
+		// The word null and its short form ~ are written on purpose
+		// (kubectl apply drops the entry, or blanks it), and in a
+		// strategic-merge patch any null is the directive that deletes
+		// the key: quoting would set the text ("~" is no valid label).
 		return
 	}
 	what := "unquoted value " + shown(n.Value)

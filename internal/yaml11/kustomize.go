@@ -16,6 +16,9 @@ import (
 // stays a string. integration/kustomize_test.go holds the claims to the
 // kustomize binary.
 func Kustomize(s string) (v Value, ok bool) {
+	if s == "" {
+		return null, true // `key:` with nothing after it
+	}
 	var x any
 	// One flow sequence holding the scalar: yaml.v3 resolves it exactly
 	// as kustomize's reader does, and a plain scalar cannot break out of
