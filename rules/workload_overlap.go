@@ -28,7 +28,9 @@ LeaderWorkerSet (its pods carry ` + "`leaderworkerset.sigs.k8s.io/name`" + `), A
 Rollout, and a Job with ` + "`manualSelector: true`" + `. Only controllers of one application
 and one namespace are compared: the same Deployment rendered for two clusters is
 not an overlap, and nor is a ReplicaSet whose ` + "`ownerReferences`" + ` name the Deployment or
-Rollout that made it (saved from a cluster): its pods are that controller's.`,
+Rollout that made it (saved from a cluster): its pods are that controller's. A
+controller with ` + "`replicas: 0`" + ` (an old StatefulSet a release keeps so that applying it
+scales the old pods down) makes no pods and is not compared.`,
 	Bad: `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -94,6 +96,12 @@ func summarizeOverlap(p *analysis.Pass) (overlapSummary, bool) {
 		return s, false
 	}
 	spec := manifest.MapGet(obj.Node, "spec")
+	if manifest.ScalarValue(manifest.MapGet(spec, "replicas")) == "0" {
+		// Scaled to zero (an old controller kept so that applying the
+		// release scales it down): it makes no pods, and adopts none
+		// that another controller owns.
+		return s, false
+	}
 	selKey, selNode := manifest.MapEntry(spec, "selector")
 	var sel *selector.Selector
 	switch {
