@@ -140,8 +140,11 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	// failed.
 	for _, r := range roots {
 		shown := t.show(r.Dir)
+		embedded := g.Embedded(r)
 		for _, f := range g.Reaches(r) {
-			t.reached[f] = append(t.reached[f], shown)
+			if !embedded[f] {
+				t.reached[f] = append(t.reached[f], shown)
+			}
 		}
 	}
 	// The files a root reaches are its application's: those not named (a

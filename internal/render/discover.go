@@ -38,9 +38,12 @@ const (
 	// RefConfig is a generator, transformer or validator entry: a file or
 	// a directory whose objects configure plugins.
 	RefConfig
-	// RefData is any other file kustomize reads: generator files and env
-	// files, replacements, openapi schemas, configurations, crds.
+	// RefData is any other file kustomize reads: replacements, openapi
+	// schemas, configurations, crds.
 	RefData
+	// RefEmbed is a generator's file or env file: kustomize puts its
+	// bytes in a ConfigMap or Secret and never parses them as objects.
+	RefEmbed
 )
 
 // Ref is one path-like entry of a kustomization.
@@ -329,6 +332,29 @@ func (g *Graph) Reaches(root *Kustomization) []string {
 	return out
 }
 
+// Embedded returns the files root reaches only as generator data
+// (RefEmbed): what they hold is a ConfigMap's or Secret's text, not
+// objects kustomize reads, so they are judged as written, as whatever
+// applies that text reads them.
+func (g *Graph) Embedded(root *Kustomization) map[string]bool {
+	embedded, read := map[string]bool{}, map[string]bool{}
+	walkGraph(root, func(k *Kustomization) {
+		for _, r := range k.Refs {
+			if r.Target == nil && r.Path != "" {
+				if r.Kind == RefEmbed {
+					embedded[r.Path] = true
+				} else {
+					read[r.Path] = true
+				}
+			}
+		}
+	})
+	for f := range read {
+		delete(embedded, f)
+	}
+	return embedded
+}
+
 func reaches(root *Kustomization) []string {
 	set := map[string]bool{}
 	walkGraph(root, func(k *Kustomization) {
@@ -459,15 +485,15 @@ func refsOf(k *Kustomization) []*Ref {
 				if i := strings.Index(f.Value, "="); i >= 0 {
 					c := *f
 					c.Value = f.Value[i+1:]
-					add(RefData, field+".files", &c)
+					add(RefEmbed, field+".files", &c)
 					continue
 				}
-				add(RefData, field+".files", f)
+				add(RefEmbed, field+".files", f)
 			}
 			for _, e := range seq(mapGet(gen, "envs")) {
-				add(RefData, field+".envs", e)
+				add(RefEmbed, field+".envs", e)
 			}
-			add(RefData, field+".env", mapGet(gen, "env"))
+			add(RefEmbed, field+".env", mapGet(gen, "env"))
 		}
 	}
 	for _, r := range seq(mapGet(k.Doc, "replacements")) {
