@@ -44,7 +44,14 @@ and ` + "`!!bool \"yes\"`" + ` is true for kubectl, while ` + "`!!str 3`" + ` is
 the value its anchor names: ` + "`*port`" + ` after ` + "`&port 8080`" + ` is the number 8080 wherever the
 anchor stands, and is reported at the alias.
 
-The fix double-quotes the value, keeping the text you wrote. A tagged value is
+In a kustomize tree each file is judged as kustomize reads it: a base or a
+strategic-merge patch file with YAML 1.2 (` + "`yes`" + ` stays a string, ` + "`1.10`" + ` is the
+number 1.1). What a JSON patch (read as YAML 1.1) or a patch written inline in a
+kustomization leaves in a string field of the rendered object, a bare number or
+boolean, is reported at the op or the line of the inline patch that sets it.
+
+The fix double-quotes the value, keeping the text you wrote (in a JSON-patch file,
+the op's value; a patch inline in a kustomization is left to you). A tagged value is
 reported without a fix: remove the tag. An anchored value is quoted only when
 every use of it (the anchor and each alias) is a string field, since quoting it
 changes them all; otherwise write the string in place of the alias.`,
@@ -95,7 +102,40 @@ spec:
 	Source:     true,
 	Visit:      visitAmbiguous,
 	Check:      analysis.WalkAlone(visitAmbiguous),
+	Rendered:   visitRendered,
 })
+
+// visitRendered judges a rendered object's string fields for what a
+// patch no source file shows made of them: a JSON patch (read as YAML
+// 1.1: `yes` is true) or a patch written inline in a kustomization
+// (`1.10` is 1.1) leaves a number or a boolean there, which kustomize
+// prints bare and the API server rejects. The engine places the finding
+// in that patch, and keeps it only there.
+func visitRendered(p *analysis.Pass) schemawalk.Visitor {
+	return schemawalk.Visitor{Enter: func(c *schemawalk.Cursor) bool {
+		switch c.Type.Kind() {
+		case schema.String:
+			n := c.Node
+			if n.Kind != yaml.ScalarNode || n.Style != 0 {
+				return false
+			}
+			if n.Tag != "!!bool" && n.Tag != "!!int" && n.Tag != "!!float" {
+				return false
+			}
+			v, changed := yaml11.Kustomize(n.Value)
+			if !changed {
+				return false
+			}
+			path := c.Path.String()
+			p.Report(n, path, p.Quote(n, "quote the value"),
+				"%s is rendered by kustomize as %s, not a string: the API server rejects the object; quote the value in the patch", path, v.Describe())
+			return false
+		case schema.Struct, schema.List, schema.Map, schema.Unknown:
+			return true
+		}
+		return false
+	}}
+}
 
 // scalarChecker judges the string positions of one object.
 type scalarChecker struct {

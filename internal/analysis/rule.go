@@ -33,6 +33,13 @@ type Rule struct {
 	// rules judge objects: a root's rendered objects, never its sources.
 	Source bool
 
+	// Rendered is, for a Source rule, the visitor of a kustomize root's
+	// rendered objects: it judges the values no source file shows as they
+	// are read (what a JSON patch or a patch written inline in a
+	// kustomization sets). The engine keeps its findings only where they
+	// are placed in such a patch; a value from a file is judged in it.
+	Rendered func(p *Pass) schemawalk.Visitor
+
 	// Check runs once per object.
 	Check func(p *Pass)
 

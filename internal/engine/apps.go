@@ -23,10 +23,11 @@ import (
 	"slices"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/render"
-	"go.yaml.in/yaml/v3"
 )
 
 // Rules the engine reports about kustomize roots.
@@ -530,6 +531,9 @@ func (e *Engine) place(t *tree, files map[string]*FileResult, f analysis.Finding
 			}
 		}
 	}
+	if e.source(f.Rule) && loc.Source != render.FromJSONPatch && loc.Block == nil {
+		return // a file's value: judged in the file, as it is read
+	}
 	f.Roots = []string{root}
 	if loc.Source == render.FromRendered {
 		f.Line, f.Column, f.Doc, f.Item = 1, 1, -1, -1
@@ -601,7 +605,7 @@ func (t *tree) carry(res *render.Result, o *render.Object, fix *analysis.Fix, lo
 		switch {
 		case !l.Exact:
 			return nil, l.Why
-		case l.Source != render.FromBase && l.Source != render.FromPatch:
+		case l.Source != render.FromBase && l.Source != render.FromPatch && !quotesOpValue(l, e):
 			return nil, "the value comes from " + l.Source.String() + " " + t.show(l.File) + ":" + fmt.Sprint(l.Line) + "; edit it there"
 		case l.Block != nil:
 			return nil, "the patch is written inline in " + t.show(l.File) + "; edit it there"
@@ -612,6 +616,14 @@ func (t *tree) carry(res *render.Result, o *render.Object, fix *analysis.Fix, lo
 		out.Edits = append(out.Edits, e)
 	}
 	return out, ""
+}
+
+// quotesOpValue reports whether e quotes a scalar inside the value of
+// the JSON-patch op l found: the one edit an op takes in place (the entry
+// an op sets is not there to delete or rename, and its path is no value).
+func quotesOpValue(l render.Location, e analysis.Edit) bool {
+	return l.Source == render.FromJSONPatch && e.Op == analysis.Quote && !e.OnKey &&
+		len(l.Path) > 1 && l.Path[1].Key == "value"
 }
 
 func toRenderPath(p manifest.FieldPath) render.Path {

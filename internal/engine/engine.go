@@ -115,6 +115,16 @@ func New(rs []*analysis.Rule, cfg *config.Config, enable, disable []string) (*En
 	return e, nil
 }
 
+// source reports whether rule id judges how files are read (Source).
+func (e *Engine) source(id string) bool {
+	for _, r := range e.rules {
+		if r.ID == id {
+			return r.Source
+		}
+	}
+	return false
+}
+
 // Rules returns every rule the engine knows, enabled or not, by ID: what
 // printers describe (SARIF rule metadata, JUnit).
 func (e *Engine) Rules() []*analysis.Rule { return e.known }
@@ -560,10 +570,14 @@ func (e *Engine) checkObjects(objs []*manifest.Object, out []analysis.Finding, r
 		visitors := buf[:0]
 		for _, r := range e.rules {
 			if r.Check == nil && r.Visit == nil || (obj.Partial && !r.ValueLevel) || ignored.Has(r.ID) ||
-				obj.Kustomize != nil && !r.Source || rendered && r.Source {
+				obj.Kustomize != nil && !r.Source || rendered && r.Source && r.Rendered == nil {
 				continue
 			}
 			p := analysis.NewPass(r, obj, e.cfg, sink)
+			if rendered && r.Source {
+				visitors = append(visitors, r.Rendered(p))
+				continue
+			}
 			if r.Visit != nil {
 				visitors = append(visitors, r.Visit(p))
 				continue

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/engine"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
@@ -103,10 +105,23 @@ func fixFile(file *manifest.File, fixes []analysis.Finding) *Outcome {
 	for _, obj := range f.Objects {
 		objects[[2]int{obj.Doc, obj.Item}] = obj
 	}
+	var opLists []*yaml.Node // the file's documents, read when a fix lands in one that is no object
 	resolved := map[string][]transformers.Edit{}
 	var ready []analysis.Finding
 	for _, fd := range fixes {
-		edits, err := resolveEdits(objects[[2]int{fd.Doc, fd.Item}], fd)
+		target, err := targetOf(objects[[2]int{fd.Doc, fd.Item}], fd, func(doc int) *yaml.Node {
+			if opLists == nil {
+				opLists = documents(f.Src)
+			}
+			if doc < len(opLists) {
+				return opLists[doc]
+			}
+			return nil
+		})
+		var edits []transformers.Edit
+		if err == nil {
+			edits, err = resolveEdits(target, fd)
+		}
 		if err != nil {
 			o.skipped = append(o.skipped, skip{fd, err})
 			continue
@@ -132,9 +147,16 @@ func fixFile(file *manifest.File, fixes []analysis.Finding) *Outcome {
 	return o
 }
 
-// resolveEdits turns fd's edits into edits on obj's tree.
-func resolveEdits(obj *manifest.Object, fd analysis.Finding) ([]transformers.Edit, error) {
+// targetOf is the tree fd's edits address: its object's, or, for a
+// finding placed from a rendered object in a JSON patch, the document of
+// the file that is the list of ops (doc returns document i's root).
+func targetOf(obj *manifest.Object, fd analysis.Finding, doc func(i int) *yaml.Node) (*yaml.Node, error) {
 	if obj == nil {
+		if fd.Roots != nil && fd.Item < 0 {
+			if n := doc(fd.Doc); n != nil && n.Kind == yaml.SequenceNode {
+				return n, nil
+			}
+		}
 		return nil, fmt.Errorf("%s is no longer in document %d", fd.Resource.Label(), fd.Doc+1)
 	}
 	// A finding placed from a rendered object names the rendered object,
@@ -142,9 +164,32 @@ func resolveEdits(obj *manifest.Object, fd analysis.Finding) ([]transformers.Edi
 	if fd.Roots == nil && obj.Resource != fd.Resource {
 		return nil, fmt.Errorf("document %d now holds %s, not %s", fd.Doc+1, obj.Resource.Label(), fd.Resource.Label())
 	}
+	return obj.Node, nil
+}
+
+// documents returns the root node of each document of src (nil for an
+// empty one, or from the first that does not parse).
+func documents(src []byte) []*yaml.Node {
+	var out []*yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	for {
+		var d yaml.Node
+		if err := dec.Decode(&d); err != nil {
+			return out
+		}
+		var root *yaml.Node
+		if len(d.Content) > 0 {
+			root = d.Content[0]
+		}
+		out = append(out, root)
+	}
+}
+
+// resolveEdits turns fd's edits into edits on the tree at target.
+func resolveEdits(target *yaml.Node, fd analysis.Finding) ([]transformers.Edit, error) {
 	var out []transformers.Edit
 	for _, e := range fd.Fix.Edits {
-		r, err := transformers.Resolve(obj.Node, e)
+		r, err := transformers.Resolve(target, e)
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"sync"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/yaml11"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/api/types"
@@ -811,7 +814,7 @@ func byOps(e patchEntry, o *Object, p Path, v *yaml.Node) (Location, bool) {
 			key, val := Path{{Key: "path"}}.Get(op)
 			l = at(FromJSONPatch, e.file, key, val)
 			l.Path = Path{{Index: i, IsIndex: true}, {Key: "path"}}
-			l.Exact = contains(v, mapGet(op, "value"))
+			l.Exact = containsOp(v, mapGet(op, "value"))
 		} else {
 			_, opVal := opPath.Get(o.Node)
 			rest := p[len(opPath):]
@@ -821,7 +824,7 @@ func byOps(e patchEntry, o *Object, p Path, v *yaml.Node) (Location, bool) {
 			}
 			l = at(FromJSONPatch, e.file, key, val)
 			l.Path = Path{{Index: i, IsIndex: true}, {Key: "value"}}.concat(srcPath)
-			l.Exact = contains(v, val)
+			l.Exact = containsOp(v, val)
 		}
 		l.Doc, l.Block, l.BlockPath = 0, e.block, e.blockPath
 		l.Exact = l.Exact && e.exact
@@ -949,6 +952,23 @@ func matchItem(src, rlist, ritem *yaml.Node, rindex int) int {
 // rendered node r: equal scalars (as data), every key of a mapping
 // (patch directives such as $patch aside), every item of a sequence of
 // the same length.
+// containsOp is contains for the value of a JSON-patch op, which
+// kustomize reads as YAML 1.1 (sigs.k8s.io/yaml): a plain `yes` there is
+// the boolean true, `0755` the number 493.
+func containsOp(r, src *yaml.Node) bool {
+	if r != nil && src != nil && r.Kind == yaml.ScalarNode && src.Kind == yaml.ScalarNode && src.Style == 0 {
+		if v, ok := yaml11.Resolve(src.Value); ok {
+			var a any
+			if r.Decode(&a) != nil {
+				return false
+			}
+			b, err := json.Marshal(a)
+			return err == nil && string(b) == v.Text
+		}
+	}
+	return contains(r, src)
+}
+
 func contains(r, src *yaml.Node) bool {
 	if r == nil || src == nil {
 		return false
