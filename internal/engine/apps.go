@@ -507,7 +507,7 @@ func (e *Engine) place(t *tree, files map[string]*FileResult, f analysis.Finding
 		// nearest part it has, else at its name.
 		if k, v := p.Get(o.Node); v != nil {
 			loc = atValue(f, k, v, loc)
-		} else {
+		} else if loc.Source == render.FromRendered {
 			for q := p[:len(p)-1]; len(q) > 0; q = q[:len(q)-1] {
 				if _, v := q.Get(o.Node); v != nil {
 					loc = t.renderer.Locate(res, o, q)
