@@ -30,7 +30,9 @@ and one namespace are compared: the same Deployment rendered for two clusters is
 not an overlap, and nor is a ReplicaSet whose ` + "`ownerReferences`" + ` name the Deployment or
 Rollout that made it (saved from a cluster): its pods are that controller's. A
 controller with ` + "`replicas: 0`" + ` (an old StatefulSet a release keeps so that applying it
-scales the old pods down) makes no pods and is not compared.`,
+scales the old pods down) makes no pods and is not compared. A directory of plain
+manifests that defines one object in two files (samples side by side, each with its
+own ` + "`Service/redis`" + `) is no one application: each file is compared on its own.`,
 	Bad: `apiVersion: apps/v1
 kind: Deployment
 metadata:

@@ -1,6 +1,10 @@
 package analysis
 
-import "github.com/shipshape-dev/shipshape/internal/config"
+import (
+	"strings"
+
+	"github.com/shipshape-dev/shipshape/internal/config"
+)
 
 // Cross is a cross-resource rule's two halves: Summarize keeps, from each
 // object, the little the rule needs (names, labels, a finding to report
@@ -56,7 +60,12 @@ func (p *CrossPass) Application(i int) string { return p.apps[i] }
 // Unread reports whether application app holds a file shipshape could
 // not read as objects (a template): a rule that reports an absence (no
 // pods) cannot know what that file makes.
-func (p *CrossPass) Unread(app string) bool { return p.unread[app] }
+func (p *CrossPass) Unread(app string) bool {
+	// A directory split into one application per file (see Application)
+	// is still the directory whose templates are unread.
+	dir, _, _ := strings.Cut(app, "\x00")
+	return p.unread[dir]
+}
 
 // NewCrossPass is for drivers. shared is the application's memo, the
 // same map for every rule of the application (see Shared).

@@ -56,13 +56,17 @@ var fake = &analysis.Rule{
 		if p.Object.Kind != "ConfigMap" {
 			return analysis.Finding{}, false
 		}
-		return p.Finding(manifest.Path(p.Object.Node, "metadata", "name"), "metadata.name", nil, "%s", p.Object.Name), true
+		group := manifest.Path(p.Object.Node, "metadata", "labels", "group")
+		if group == nil {
+			return analysis.Finding{}, false
+		}
+		return p.Finding(group, "metadata.labels.group", nil, "%s", group.Value), true
 	}, func(p *analysis.CrossPass, ss []analysis.Finding) {
 		for _, a := range ss {
 			for _, b := range ss {
 				if a.Message == b.Message && a.File != b.File {
 					f := a
-					f.Message = fmt.Sprintf("ConfigMap %q is also in %s", a.Message, b.File)
+					f.Message = fmt.Sprintf("ConfigMap group %q is also in %s", a.Message, b.File)
 					p.Report(f)
 				}
 			}

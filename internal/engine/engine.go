@@ -10,6 +10,7 @@ package engine
 import (
 	"cmp"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"iter"
 	"os"
@@ -174,8 +175,13 @@ type FileResult struct {
 	// unreadApp is the application of a file skipped as a template: what
 	// it would make is unknown to the cross-resource rules.
 	unreadApp string
-	ignores   lineIgnores
-	optOuts   map[objectKey]analysis.RuleSet // objects with an ignore annotation
+	// ids identify the objects observed (group, kind, namespace, name),
+	// all of application idApp: a directory that defines one object in
+	// two files is not applied as a whole (see splitApps).
+	ids     []objectID
+	idApp   string
+	ignores lineIgnores
+	optOuts map[objectKey]analysis.RuleSet // objects with an ignore annotation
 }
 
 // Result is a whole run.
@@ -263,7 +269,8 @@ func (e *Engine) RunSeq(inputs iter.Seq[manifest.Input]) *Result {
 // cross-resource rules of PerApplication scope: for plain manifests, the
 // directory that holds the file (Argo CD and Flux apply a directory), so
 // that two alternatives kept side by side in sibling directories are not
-// judged together. ResourceList items are placed by the file their
+// judged together (nor, see splitApps, the files of a directory that
+// defines one object twice). ResourceList items are placed by the file their
 // config.kubernetes.io/path annotation names; items without one make one
 // application.
 func (e *Engine) application(path string) string {
@@ -346,6 +353,46 @@ func (e *Engine) observe(fr *FileResult, obj *manifest.Object, k objectKey, app 
 		fr.optOuts[k] = ignored
 	}
 	fr.summaries = e.summarize(obj, k, app, fr.summaries)
+	h := fnv.New64a()
+	for _, part := range []string{obj.Group(), obj.Kind, obj.EffectiveNamespace(), obj.Name} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	fr.ids, fr.idApp = append(fr.ids, objectID{h.Sum64(), obj.File}), app
+}
+
+// objectID is an object's identity (hashed) and the file it is in.
+type objectID struct {
+	hash uint64
+	file string
+}
+
+// splitApps returns the applications of files that define one object
+// (group, kind, namespace and name) in two files: such a directory is a
+// set of alternatives or samples (kuberay's config/samples, each file
+// with its own Service/redis), which no engine applies as a whole (Argo
+// CD refuses an object defined twice), so each of its files is an
+// application of its own.
+func splitApps(files ...[]*FileResult) map[string]bool {
+	split := map[string]bool{}
+	type key struct {
+		app  string
+		hash uint64
+	}
+	first := map[key]string{}
+	for _, list := range files {
+		for _, fr := range list {
+			for _, id := range fr.ids {
+				k := key{fr.idApp, id.hash}
+				if f, ok := first[k]; !ok {
+					first[k] = id.file
+				} else if f != id.file {
+					split[fr.idApp] = true
+				}
+			}
+		}
+	}
+	return split
 }
 
 func (e *Engine) summarize(obj *manifest.Object, k objectKey, app string, out []summary) []summary {
@@ -415,21 +462,26 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 		byRule := make([]map[string]*group, len(e.cross))
 		var apps []string
 		seen := map[string]bool{}
+		split := splitApps(res.Files, res.context)
 		for _, s := range all {
-			if !seen[s.app] {
-				seen[s.app] = true
-				apps = append(apps, s.app)
+			app := s.app
+			if split[app] {
+				app += "\x00" + s.file
+			}
+			if !seen[app] {
+				seen[app] = true
+				apps = append(apps, app)
 			}
 			if byRule[s.rule] == nil {
 				byRule[s.rule] = map[string]*group{}
 			}
-			g := byRule[s.rule][s.app]
+			g := byRule[s.rule][app]
 			if g == nil {
 				g = &group{}
-				byRule[s.rule][s.app] = g
+				byRule[s.rule][app] = g
 			}
 			g.values = append(g.values, s.value)
-			g.apps = append(g.apps, s.app)
+			g.apps = append(g.apps, app)
 		}
 		shared := map[string]map[string]any{} // per application, and one for all
 		memo := func(key string) map[string]any {
