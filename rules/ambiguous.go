@@ -166,6 +166,11 @@ func visitAmbiguous(p *analysis.Pass) schemawalk.Visitor {
 // enter judges the values of string fields, and the keys and values of
 // string maps (a map's keys are strings whatever its values are).
 func (w *scalarChecker) enter(c *schemawalk.Cursor) bool {
+	if w.p.Object.Assertion && c.Key != nil && isExpression(c.Key.Value) {
+		// A chainsaw assertion: `(token != null): true` compares the
+		// expression's result, a boolean, not a field's text.
+		return false
+	}
 	if c.Parent != nil && c.Parent.Type.Kind() == schema.Map {
 		w.scalar(c, c.Key, true, true)
 	}
@@ -176,6 +181,12 @@ func (w *scalarChecker) enter(c *schemawalk.Cursor) bool {
 		return true
 	}
 	return false
+}
+
+// isExpression reports whether a key of a test assertion is a JMESPath
+// expression, as chainsaw writes them: (replicas >= `1`).
+func isExpression(key string) bool {
+	return len(key) > 2 && key[0] == '(' && key[len(key)-1] == ')'
 }
 
 // pathOf is the field path of a finding at c. A key of a map that is an

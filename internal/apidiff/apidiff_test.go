@@ -102,6 +102,12 @@ func (d *differ) file(path string, data []byte) {
 	}
 	var objs []*manifest.Object
 	for _, o := range f.Objects {
+		if o.Assertion {
+			// Compared with a cluster by kuttl or chainsaw, never applied.
+			d.st.skipped++
+			d.t.Logf("%s: skipped, a test's assert file", path)
+			return
+		}
 		if manifest.SOPSEncrypted(o.Node) {
 			// Applied only once decrypted (Flux), never as written.
 			d.st.skipped++

@@ -621,7 +621,7 @@ func (e *Engine) checkObjects(objs []*manifest.Object, out []analysis.Finding, r
 		ignored := analysis.IgnoredRules(obj)
 		visitors := buf[:0]
 		for _, r := range e.rules {
-			if r.Check == nil && r.Visit == nil || (obj.Partial && !r.ValueLevel) || ignored.Has(r.ID) ||
+			if r.Check == nil && r.Visit == nil || (obj.Partial && !r.ValueLevel) || (obj.Assertion && !r.Source) || ignored.Has(r.ID) ||
 				obj.Kustomize != nil && !r.Source || rendered && r.Source && r.Rendered == nil {
 				continue
 			}

@@ -46,6 +46,11 @@ type Object struct {
 	Node *yaml.Node
 	// Partial marks kustomize patches: only value-level rules judge them.
 	Partial bool
+	// Assertion marks the objects of a kuttl or chainsaw test's assert or
+	// errors file (Partial too): compared with a cluster, never applied,
+	// and written with expressions for keys ("(replicas >= `1`)"), so only
+	// the rules about how a file is read judge them.
+	Assertion bool
 	// Item is the index within a `kind: List`, or -1.
 	Item int
 	// SelectorLabels are added to selectors and pod templates by the

@@ -160,13 +160,17 @@ func (f *File) addObjects(root *yaml.Node, doc int, ctx Context) {
 	if root.Kind != yaml.MappingNode {
 		return
 	}
-	obj := NewObject(root, f.Path, doc, ctx.Patch)
+	assertion := testAssertion(f.Path)
+	partial := ctx.Patch || assertion
+	obj := NewObject(root, f.Path, doc, partial)
 	if obj == nil {
 		return // no apiVersion and kind: not a Kubernetes object
 	}
+	obj.Assertion = assertion
 	if items := MapGet(root, "items"); items != nil && items.Kind == yaml.SequenceNode && isListKind(obj.Kind) {
 		for i, it := range items.Content {
-			if item := NewObject(it, f.Path, doc, ctx.Patch); item != nil {
+			if item := NewObject(it, f.Path, doc, partial); item != nil {
+				item.Assertion = assertion
 				item.SelectorLabels, item.Kustomize = ctx.SelectorLabels, ctx.Kustomize
 				item.Item = i
 				f.Objects = append(f.Objects, item)

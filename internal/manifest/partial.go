@@ -1,6 +1,11 @@
 package manifest
 
-import "go.yaml.in/yaml/v3"
+import (
+	"path/filepath"
+	"regexp"
+
+	"go.yaml.in/yaml/v3"
+)
 
 // incomplete recognises objects that cannot be whole, so that they are
 // judged like patches even when the kustomization that uses them is not
@@ -40,4 +45,17 @@ func containerWithoutImage(cs *yaml.Node) bool {
 		}
 	}
 	return false
+}
+
+// assertionName matches the files of kuttl and chainsaw end-to-end tests
+// that state what the cluster should (assert) or should not (errors) hold
+// after a step: 00-assert.yaml, 01-errors.yaml, 02-assert-collector.yaml,
+// assert-verify-traces.yaml.
+var assertionName = regexp.MustCompile(`^([0-9]+-)?(assert|errors?)([-.][^/]*)?\.ya?ml$`)
+
+// testAssertion reports whether path is such a file: its objects are the
+// fields a test compares with the cluster, never applied (a Service there
+// has no selector because the operator under test makes it).
+func testAssertion(path string) bool {
+	return assertionName.MatchString(filepath.Base(path))
 }
