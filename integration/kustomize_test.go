@@ -246,3 +246,33 @@ func TestKustomizeReadsScalars(t *testing.T) {
 		}
 	}
 }
+
+// TestKustomizeReadsKustomizationAsYAML11 holds ambiguous-scalar's claim
+// about kustomization files: kustomize reads them as YAML 1.1, so an
+// unquoted yes or 1.10 in a label map is a boolean or a number, and the
+// kustomization is rejected; quoted, it is the string.
+func TestKustomizeReadsKustomizationAsYAML11(t *testing.T) {
+	t.Parallel()
+	kustomize := need(t, "kustomize", installKustomize)
+	for _, tc := range []struct {
+		value, refused string // refused: "" when kustomize builds
+	}{
+		{"yes", "cannot unmarshal bool"},
+		{"on", "cannot unmarshal bool"},
+		{"1.10", "cannot unmarshal number"},
+		{`"yes"`, ""},
+		{"web", ""},
+	} {
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n")
+		writeFile(t, filepath.Join(dir, "kustomization.yaml"),
+			"apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- cm.yaml\ncommonLabels:\n  tier: "+tc.value+"\n")
+		r := run(t, dir, nil, kustomize, "build", ".")
+		switch {
+		case tc.refused == "" && r.code != 0:
+			t.Errorf("tier: %s: kustomize refuses it: %v", tc.value, r)
+		case tc.refused != "" && (r.code == 0 || !strings.Contains(r.stderr, tc.refused)):
+			t.Errorf("tier: %s: want kustomize to refuse it (%s), got %v", tc.value, tc.refused, r)
+		}
+	}
+}

@@ -248,7 +248,16 @@ func (w *scalarChecker) plain(c *schemawalk.Cursor, n *yaml.Node, inCollection, 
 	remedy := "quote it (" + strconv.Quote(n.Value) + ")"
 	severity := w.p.Rule.Severity
 	message := readAs(lead, v, n.Value, isKey, remedy)
-	if w.p.Object.Kustomize != nil {
+	switch obj := w.p.Object; {
+	case obj.Kind == "Kustomization" && obj.Group() == "kustomize.config.k8s.io":
+		// kustomize reads its kustomization as kubectl reads manifests
+		// (YAML 1.1, sigs.k8s.io/yaml), into string maps that refuse a
+		// boolean or a number.
+		if !isKey && v.Kind != yaml11.Null {
+			remedy = "kustomize rejects the kustomization: " + remedy
+		}
+		message = readAs(what+" is read by kustomize (YAML 1.1) as ", v, n.Value, isKey, remedy)
+	case obj.Kustomize != nil:
 		// Only kustomize reads this file (a base or patch of a root it
 		// renders): say what kustomize does with it.
 		if kv, changed := yaml11.Kustomize(n.Value); changed {

@@ -337,7 +337,22 @@ func failedAt(root *Kustomization, msg string) *Problem {
 			}
 		}
 		if best >= 0 {
-			break
+			return p
+		}
+	}
+	// kustomize could not decode the kustomization itself: "json: cannot
+	// unmarshal bool into Go struct field Kustomization.commonLabels of
+	// type string" names the top-level field.
+	const field = "Go struct field Kustomization."
+	if i := strings.Index(msg, field); i >= 0 && root.Doc != nil {
+		name := msg[i+len(field):]
+		if j := strings.IndexAny(name, ". "); j >= 0 {
+			name = name[:j]
+		}
+		for k := 0; k+1 < len(root.Doc.Content); k += 2 {
+			if key := root.Doc.Content[k]; key.Value == name {
+				p.Line, p.Column = key.Line, key.Column
+			}
 		}
 	}
 	return p
