@@ -36,7 +36,9 @@ Not reported: Services of ` + "`type: ExternalName`" + ` or without a selector (
 service-empty-selector), Services with an Endpoints or EndpointSlice of their own,
 and Services whose own application (its kustomize root, or the directory of plain
 manifests) makes no pods in the Service's namespace, or holds there custom
-resources of kinds shipshape does not know, or holds a file skipped as a template
+resources of kinds shipshape does not know (or, in any namespace, the
+CustomResourceDefinitions of an operator, which may make pods or label its own at run
+time), or holds a file skipped as a template
 (` + "`replicas: {{replicas}}`" + ` filled in by a script), whose objects are unknown: their
 pods come from elsewhere (a Helm release, an operator, another repository, a
 template). Nor is a Service in ` + "`kube-system`" + ` that
@@ -185,11 +187,19 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 	managed := map[nsName]bool{}
 	unknown := map[nsName]bool{}   // application, namespace
 	makesPods := map[nsName]bool{} // application, namespace
+	operator := map[string]bool{}  // applications that define CRDs
 	templates := map[string]*podIndex{}
 	for i, s := range summaries {
 		switch {
 		case s.endpointsFor != "":
 			managed[nsName{s.ns, s.endpointsFor}] = true
+		case s.unknown == "CustomResourceDefinition":
+			// An application that defines custom resources installs
+			// their operator, which may make pods, or label its own at
+			// run time (longhorn-manager labels its pods as the
+			// admission webhook's and the recovery backend's), in any
+			// namespace.
+			operator[p.Application(i)] = true
 		case s.unknown != "":
 			unknown[nsName{p.Application(i), s.ns}] = true
 		case len(s.pods) > 0:
@@ -206,7 +216,7 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 	}
 	for i, s := range summaries {
 		app := nsName{p.Application(i), s.ns}
-		if s.svc == nil || managed[nsName{s.ns, s.svc.name}] || unknown[app] || p.Unread(p.Application(i)) || !makesPods[app] {
+		if s.svc == nil || managed[nsName{s.ns, s.svc.name}] || unknown[app] || operator[p.Application(i)] || p.Unread(p.Application(i)) || !makesPods[app] {
 			continue
 		}
 		if ix := templates[s.ns]; ix != nil {
