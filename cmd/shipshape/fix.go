@@ -6,11 +6,10 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/shipshape-dev/shipshape/internal/unidiff"
-
 	"github.com/shipshape-dev/shipshape/internal/fixer"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/report"
+	"github.com/shipshape-dev/shipshape/internal/unidiff"
 )
 
 func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

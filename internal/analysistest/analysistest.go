@@ -81,7 +81,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shipshape-dev/shipshape/internal/unidiff"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
@@ -89,6 +88,7 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/engine"
 	"github.com/shipshape-dev/shipshape/internal/fixer"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/unidiff"
 )
 
 // Update is the -update flag: RunWithFixes writes the .golden files
