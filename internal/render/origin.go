@@ -292,19 +292,25 @@ func removedByOps(e patchEntry, p Path) (Location, bool) {
 	return Location{}, false
 }
 
+// patches reports whether doc, a strategic-merge patch document of e,
+// patches o: e's target selects it, or, without one, doc names its kind
+// and name.
+func patches(e patchEntry, doc *yaml.Node, o *Object, b *base) bool {
+	if doc == nil || doc.Kind != yaml.MappingNode {
+		return false
+	}
+	if e.target != nil {
+		return selects(e, o, b)
+	}
+	return scalarOf(doc, "kind") == o.Kind && contains2(names(o, b), scalarOf(mapGet(doc, "metadata"), "name"))
+}
+
 // removedBySMP finds, in the strategic-merge patch documents of e that
 // patch o, the null or $patch directive that takes p out of it.
 func removedBySMP(e patchEntry, o *Object, b *base, p Path) (Location, bool) {
 	for d := len(e.docs) - 1; d >= 0; d-- {
 		doc := e.docs[d]
-		if doc == nil || doc.Kind != yaml.MappingNode {
-			continue
-		}
-		if e.target != nil {
-			if !selects(e, o, b) {
-				continue
-			}
-		} else if scalarOf(doc, "kind") != o.Kind || !contains2(names(o, b), scalarOf(mapGet(doc, "metadata"), "name")) {
+		if !patches(e, doc, o, b) {
 			continue
 		}
 		cur := doc
@@ -722,14 +728,7 @@ func (r *Renderer) byPatches(k *Kustomization, field string, o *Object, b *base,
 		}
 		for d := len(e.docs) - 1; d >= 0; d-- {
 			doc := e.docs[d]
-			if doc == nil || doc.Kind != yaml.MappingNode {
-				continue
-			}
-			if e.target != nil {
-				if !selects(e, o, b) {
-					continue
-				}
-			} else if scalarOf(doc, "kind") != o.Kind || !contains2(names(o, b), scalarOf(mapGet(doc, "metadata"), "name")) {
+			if !patches(e, doc, o, b) {
 				continue
 			}
 			srcPath, key, val := follow(doc, o.Node, p)
