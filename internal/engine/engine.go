@@ -10,7 +10,6 @@ package engine
 import (
 	"cmp"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"iter"
 	"os"
@@ -353,12 +352,21 @@ func (e *Engine) observe(fr *FileResult, obj *manifest.Object, k objectKey, app 
 		fr.optOuts[k] = ignored
 	}
 	fr.summaries = e.summarize(obj, k, app, fr.summaries)
-	h := fnv.New64a()
-	for _, part := range []string{obj.Group(), obj.Kind, obj.EffectiveNamespace(), obj.Name} {
-		h.Write([]byte(part))
-		h.Write([]byte{0})
+	fr.ids, fr.idApp = append(fr.ids, objectID{identity(obj), obj.File}), app
+}
+
+// identity hashes obj's group, kind, namespace and name (FNV-1a, written
+// out: no allocation per object).
+func identity(obj *manifest.Object) uint64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for _, part := range [...]string{obj.Group(), obj.Kind, obj.EffectiveNamespace(), obj.Name} {
+		for i := 0; i < len(part); i++ {
+			h = (h ^ uint64(part[i])) * prime
+		}
+		h *= prime // a zero byte between parts: ("ab", "c") is not ("a", "bc")
 	}
-	fr.ids, fr.idApp = append(fr.ids, objectID{h.Sum64(), obj.File}), app
+	return h
 }
 
 // objectID is an object's identity (hashed) and the file it is in.

@@ -88,11 +88,12 @@ func Parse(path string, data []byte, ctx Context) *File {
 		}
 	}
 	f.Docs = len(docs)
+	assertion := testAssertion(path)
 	for i, doc := range docs {
 		if doc == nil || len(doc.Content) == 0 {
 			continue
 		}
-		f.addObjects(doc.Content[0], i, ctx)
+		f.addObjects(doc.Content[0], i, ctx, assertion)
 		f.addStray(doc.Content[0], i)
 	}
 	return f
@@ -156,11 +157,10 @@ func Sniff(data []byte) error {
 	return nil
 }
 
-func (f *File) addObjects(root *yaml.Node, doc int, ctx Context) {
+func (f *File) addObjects(root *yaml.Node, doc int, ctx Context, assertion bool) {
 	if root.Kind != yaml.MappingNode {
 		return
 	}
-	assertion := testAssertion(f.Path)
 	partial := ctx.Patch || assertion
 	obj := NewObject(root, f.Path, doc, partial)
 	if obj == nil {
@@ -431,5 +431,28 @@ func inHelmChart(path string) bool {
 			return false
 		}
 		dir = parent
+	}
+}
+
+// DocumentRoots parses a YAML stream into its document roots (nil for an
+// empty document, so indexes are document numbers), up to the first
+// document that does not parse (with its error).
+func DocumentRoots(data []byte) ([]*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var docs []*yaml.Node
+	for {
+		var d yaml.Node
+		err := dec.Decode(&d)
+		if err == io.EOF {
+			return docs, nil
+		}
+		if err != nil {
+			return docs, err
+		}
+		if len(d.Content) == 0 {
+			docs = append(docs, nil)
+			continue
+		}
+		docs = append(docs, d.Content[0])
 	}
 }
