@@ -111,7 +111,7 @@ func fixFile(file *manifest.File, fixes []analysis.Finding) *Outcome {
 	for _, fd := range fixes {
 		target, err := targetOf(objects[[2]int{fd.Doc, fd.Item}], fd, func(doc int) *yaml.Node {
 			if opLists == nil {
-				opLists = documents(f.Src)
+				opLists, _ = manifest.DocumentRoots(f.Src)
 			}
 			if doc < len(opLists) {
 				return opLists[doc]
@@ -165,24 +165,6 @@ func targetOf(obj *manifest.Object, fd analysis.Finding, doc func(i int) *yaml.N
 		return nil, fmt.Errorf("document %d now holds %s, not %s", fd.Doc+1, obj.Resource.Label(), fd.Resource.Label())
 	}
 	return obj.Node, nil
-}
-
-// documents returns the root node of each document of src (nil for an
-// empty one, or from the first that does not parse).
-func documents(src []byte) []*yaml.Node {
-	var out []*yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(src))
-	for {
-		var d yaml.Node
-		if err := dec.Decode(&d); err != nil {
-			return out
-		}
-		var root *yaml.Node
-		if len(d.Content) > 0 {
-			root = d.Content[0]
-		}
-		out = append(out, root)
-	}
 }
 
 // resolveEdits turns fd's edits into edits on the tree at target.

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/manifest"
 )
 
 // copyTree copies testdata/<name> to a temporary directory.
@@ -86,7 +88,7 @@ func editLines(t *testing.T, file string, ns []int, edit func(string) string) {
 // spec: the fixer must not leave one).
 func deleteLines(t *testing.T, l Location) []int {
 	t.Helper()
-	docs, err := parseDocs(mustRead(t, l.File))
+	docs, err := manifest.DocumentRoots(mustRead(t, l.File))
 	if err != nil {
 		t.Fatal(err)
 	}

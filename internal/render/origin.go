@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -13,12 +12,13 @@ import (
 	"sync"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/shipshape-dev/shipshape/internal/yaml11"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/resid"
+
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/yaml11"
 )
 
 // SourceKind says what kind of source a Location points into.
@@ -113,31 +113,9 @@ func (r *Renderer) docs(file string) ([]*yaml.Node, error) {
 			s.err = err
 			return
 		}
-		s.docs, s.err = parseDocs(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+		s.docs, s.err = manifest.DocumentRoots(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
 	})
 	return s.docs, s.err
-}
-
-// parseDocs parses a YAML stream into its document roots (nil for empty
-// documents, so indexes are document numbers).
-func parseDocs(data []byte) ([]*yaml.Node, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var docs []*yaml.Node
-	for {
-		var d yaml.Node
-		err := dec.Decode(&d)
-		if err == io.EOF {
-			return docs, nil
-		}
-		if err != nil {
-			return docs, err
-		}
-		if len(d.Content) == 0 {
-			docs = append(docs, nil)
-			continue
-		}
-		docs = append(docs, d.Content[0])
-	}
 }
 
 // Locate finds the source of the value at path p of o, a rendered object
@@ -228,7 +206,7 @@ func (r *Renderer) removedBy(res *Result, o *Object, origin *resource.Origin, tr
 	base := r.baseDoc(res, o, origin)
 	for i := len(transformations) - 1; i >= 0; i-- {
 		t := transformations[i]
-		field := map[string]string{"PatchTransformer": "patches", "PatchStrategicMergeTransformer": "patchesStrategicMerge", "PatchJson6902Transformer": "patchesJson6902"}[t.ConfiguredBy.Kind]
+		field := patchField(t.ConfiguredBy.Kind)
 		if t.Repo != "" || t.ConfiguredIn == "" || field == "" {
 			continue
 		}
@@ -259,6 +237,20 @@ func (r *Renderer) removedBy(res *Result, o *Object, origin *resource.Origin, tr
 		}
 	}
 	return Location{}, false
+}
+
+// patchField is the kustomization field that configures a patch
+// transformer of kind, or "" for other kinds.
+func patchField(kind string) string {
+	switch kind {
+	case "PatchTransformer":
+		return "patches"
+	case "PatchStrategicMergeTransformer":
+		return "patchesStrategicMerge"
+	case "PatchJson6902Transformer":
+		return "patchesJson6902"
+	}
+	return ""
 }
 
 // removedByOps finds the op of e that removes p, or replaces (or adds
@@ -479,12 +471,8 @@ func names(o *Object, b *base) []string {
 // k set the value v at p of o; ok reports a claim.
 func (r *Renderer) byTransformer(k *Kustomization, kind string, o *Object, b *base, p Path, v *yaml.Node) (Location, bool) {
 	switch kind {
-	case "PatchTransformer":
-		return r.byPatches(k, "patches", o, b, p, v)
-	case "PatchStrategicMergeTransformer":
-		return r.byPatches(k, "patchesStrategicMerge", o, b, p, v)
-	case "PatchJson6902Transformer":
-		return r.byPatches(k, "patchesJson6902", o, b, p, v)
+	case "PatchTransformer", "PatchStrategicMergeTransformer", "PatchJson6902Transformer":
+		return r.byPatches(k, patchField(kind), o, b, p, v)
 	case "LabelTransformer":
 		return byLabels(k, p, v)
 	case "AnnotationsTransformer":
@@ -813,7 +801,7 @@ func (r *Renderer) readPatchEntries(k *Kustomization, field string) []patchEntry
 // quoted) rewrap or unescape the text: every node gets n's position and
 // exact is false.
 func inlineDocs(k *Kustomization, n *yaml.Node) (docs []*yaml.Node, exact bool) {
-	docs, _ = parseDocs([]byte(n.Value))
+	docs, _ = manifest.DocumentRoots([]byte(n.Value))
 	lineOff, colOff := n.Line, 0
 	exact = n.Style&yaml.LiteralStyle != 0
 	if exact {

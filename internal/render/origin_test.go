@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shipshape-dev/shipshape/internal/manifest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of internal/render/testdata")
@@ -153,7 +155,7 @@ func describe(l Location, rel func(string) string, dir string) string {
 // must stand at Line:Column and hold the rendered value.
 func checkLocation(t *testing.T, r *Renderer, o *Object, p Path, l Location) {
 	t.Helper()
-	docs, err := parseDocs(mustRead(t, l.File))
+	docs, err := manifest.DocumentRoots(mustRead(t, l.File))
 	if err != nil {
 		t.Fatalf("%s: %v", l.File, err)
 	}

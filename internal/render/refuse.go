@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/manifest"
 )
 
 // functionAnnotations mark a KRM function config (exec, container or
@@ -130,7 +132,7 @@ func refuseConfigFile(path string) string {
 	if err != nil {
 		return ""
 	}
-	docs, err := parseDocs(data)
+	docs, err := manifest.DocumentRoots(data)
 	if err != nil {
 		return "" // kustomize reports malformed configs
 	}

@@ -349,10 +349,8 @@ func failedAt(root *Kustomization, msg string) *Problem {
 		if j := strings.IndexAny(name, ". "); j >= 0 {
 			name = name[:j]
 		}
-		for k := 0; k+1 < len(root.Doc.Content); k += 2 {
-			if key := root.Doc.Content[k]; key.Value == name {
-				p.Line, p.Column = key.Line, key.Column
-			}
+		if key, _ := (Path{{Key: name}}).Get(root.Doc); key != nil {
+			p.Line, p.Column = key.Line, key.Column
 		}
 	}
 	return p
