@@ -229,10 +229,14 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 				}
 			}
 			if !reached[i] {
-				return e.lintFile(in, data, manifest.Context{})
+				return e.lintFile(in, data, e.context(in.Path, g.Listed))
 			}
 			<-rendered
-			return e.lintFile(in, data, t.readsAs(in.Path))
+			ctx := t.readsAs(in.Path)
+			if ctx.Kustomize == nil { // every root reaching it failed
+				ctx = e.context(in.Path, g.Listed)
+			}
+			return e.lintFile(in, data, ctx)
 		})
 	}
 	e.parallel(len(order), func(j int) { lint(order[j]) })
@@ -313,7 +317,9 @@ func (e *Engine) relintTree(res *Result, changed map[string][]byte) *Result {
 	t := *rt.rendered
 	t.extra = nil
 	// Read by no kustomization, a changed file is linted as written.
-	plain := func(in manifest.Input, data []byte) *FileResult { return e.lintFile(in, data, manifest.Context{}) }
+	plain := func(in manifest.Input, data []byte) *FileResult {
+		return e.lintFile(in, data, e.context(in.Path, t.graph.Listed))
+	}
 	out := &Result{Files: e.relintFiles(res.Files[:rt.files], changed, plain), context: res.context, tree: rt}
 	files := map[string]*FileResult{}
 	for _, fr := range res.context {

@@ -301,16 +301,13 @@ func (e *Engine) RunSource(path string, src []byte) *Result {
 // rules, and keeps the cross-resource rules' summaries; Finish judges
 // those. The result holds no node tree.
 func (e *Engine) LintFile(in manifest.Input, data []byte) *FileResult {
-	return e.lintFile(in, data, manifest.Context{})
+	return e.lintFile(in, data, e.context(in.Path, nil))
 }
 
-// lintFile is LintFile; a file that kustomize roots read (ctx.Kustomize)
-// is judged as kustomize reads it, the others with what the kustomization
-// beside them says.
+// lintFile is LintFile in the context ctx: that of the kustomize roots
+// that read the file (ctx.Kustomize), judged as kustomize reads it, or
+// what the kustomization beside it says (Engine.context).
 func (e *Engine) lintFile(in manifest.Input, data []byte, ctx manifest.Context) *FileResult {
-	if ctx.Kustomize == nil {
-		ctx = e.context(in.Path)
-	}
 	f := manifest.Parse(in.Path, data, ctx)
 	fr := &FileResult{Input: in, ignores: scanIgnores(f.Src), objects: len(f.Objects)}
 	if !in.Context {
@@ -337,9 +334,11 @@ func (e *Engine) lintFile(in manifest.Input, data []byte, ctx manifest.Context) 
 	return fr
 }
 
-// context is what the kustomization beside a file says about it.
-func (e *Engine) context(path string) manifest.Context {
-	return e.kusts.For(path)
+// context is what the kustomization beside a file says about it; listed
+// (may be nil) is what a walk saw of the directories (see
+// manifest.Listed).
+func (e *Engine) context(path string, listed manifest.Listed) manifest.Context {
+	return e.kusts.ForListed(path, listed)
 }
 
 // observe records in fr what the cross-resource rules need of obj, the
@@ -702,42 +701,22 @@ func SortByItem(fs []analysis.Finding) {
 	analysis.Sort(fs)
 	slices.SortStableFunc(fs, func(a, b analysis.Finding) int { return cmp.Compare(a.Doc, b.Doc) })
 }
+
+// read returns the bytes of in: a regular file or stdin, within
+// MaxFileSize.
 func (e *Engine) read(in manifest.Input) ([]byte, error) {
-	var r io.Reader
-	var size int64 // as stat says; stdin: unknown
+	var data []byte
+	var err error
 	if in.Path == manifest.Stdin {
-		r = e.Stdin
+		data, err = io.ReadAll(io.LimitReader(e.Stdin, e.MaxFileSize+1))
+		if err == nil && int64(len(data)) > e.MaxFileSize {
+			err = manifest.ErrOverLimit{Size: -1, Limit: e.MaxFileSize}
+		}
 	} else {
-		// Stat before opening: opening a FIFO blocks until a writer
-		// comes, and a path may have been replaced since it was listed.
-		if st, err := os.Stat(in.Path); err != nil {
-			return nil, err
-		} else if !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("not a regular file (skipped)")
-		}
-		f, err := os.Open(in.Path)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		st, err := f.Stat()
-		if err != nil {
-			return nil, err
-		}
-		if !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("not a regular file (skipped)")
-		}
-		if st.Size() > e.MaxFileSize {
-			return nil, fmt.Errorf("file is %d bytes, over the %d-byte limit (--max-file-size)", st.Size(), e.MaxFileSize)
-		}
-		r, size = f, st.Size()
+		data, err = manifest.ReadRegular(in.Path, e.MaxFileSize)
 	}
-	data, err := readAll(io.LimitReader(r, e.MaxFileSize+1), size)
 	if err != nil {
 		return nil, err
-	}
-	if int64(len(data)) > e.MaxFileSize {
-		return nil, fmt.Errorf("input is over the %d-byte limit (--max-file-size)", e.MaxFileSize)
 	}
 	// UTF-16, UTF-32 and binary data are refused here, with a read-error,
 	// rather than parsed into nonsense.
@@ -745,26 +724,6 @@ func (e *Engine) read(in manifest.Input) ([]byte, error) {
 		return nil, err
 	}
 	return data, nil
-}
-
-// readAll is io.ReadAll into a buffer of the size stat gave, which a file
-// that did not change fills without growing (io.ReadAll starts at 512
-// bytes and copies its way up: 7% of lint's time).
-func readAll(r io.Reader, size int64) ([]byte, error) {
-	buf := make([]byte, 0, max(size+1, 512))
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
 }
 
 // parallel calls work(i) for every i below n, on all cores.

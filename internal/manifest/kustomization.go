@@ -64,11 +64,21 @@ type kustomization struct {
 	selectorLabels     map[string]string
 }
 
+// Listed answers from a directory walk whether dir (absolute) holds a
+// kustomization file; seen is false for a directory the walk did not
+// list.
+type Listed func(dir string) (has, seen bool)
+
 // For returns the context of path: patches are looked up in the
 // kustomizations of its directory and the two above it (a
 // `patches/deploy.yaml` layout is common), selector labels only in its own
 // directory's kustomization, when that lists the file as a resource.
-func (k *Kustomizations) For(path string) Context {
+func (k *Kustomizations) For(path string) Context { return k.ForListed(path, nil) }
+
+// ForListed is For, where listed (when not nil) spares the reads of
+// directories a walk saw without a kustomization file: they are most
+// directories, and three failed opens each.
+func (k *Kustomizations) ForListed(path string, listed Listed) Context {
 	var ctx Context
 	if path == Stdin {
 		return ctx
@@ -79,7 +89,7 @@ func (k *Kustomizations) For(path string) Context {
 	}
 	dir := filepath.Dir(abs)
 	for i := 0; i < 3; i++ {
-		if kz := k.get(dir); kz != nil {
+		if kz := k.near(dir, listed); kz != nil {
 			if kz.patches[abs] {
 				ctx.Patch = true
 			}
@@ -94,6 +104,16 @@ func (k *Kustomizations) For(path string) Context {
 		dir = parent
 	}
 	return ctx
+}
+
+// near is get, unless listed says dir holds no kustomization file.
+func (k *Kustomizations) near(dir string, listed Listed) *kustomization {
+	if listed != nil {
+		if has, seen := listed(dir); seen && !has {
+			return nil
+		}
+	}
+	return k.get(dir)
 }
 
 func readKustomization(dir string) *kustomization {

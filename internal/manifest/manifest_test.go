@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -184,5 +185,81 @@ func TestKustomizations(t *testing.T) {
 	}
 	if c := k.For(filepath.Join(root, "other.yaml")); c.Patch || c.SelectorLabels != nil {
 		t.Errorf("other.yaml: %+v", c)
+	}
+}
+
+// TestKustomizationsListed: a directory a walk listed without a
+// kustomization file is not read; one it listed with one, or did not
+// list, is.
+func TestKustomizationsListed(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "patches"), 0o755)
+	os.WriteFile(filepath.Join(root, "kustomization.yaml"), []byte("patches:\n- path: patches/p.yaml\n"), 0o644)
+	patch := filepath.Join(root, "patches", "p.yaml")
+	for _, tc := range []struct {
+		name      string
+		has, seen bool
+		patch     bool
+	}{
+		{"listed with a kustomization", true, true, true},
+		{"not listed", false, false, true},
+		{"listed without one", false, true, false}, // the listing is believed
+	} {
+		listed := func(dir string) (bool, bool) {
+			if dir == root {
+				return tc.has, tc.seen
+			}
+			return false, true
+		}
+		if c := (&Kustomizations{}).ForListed(patch, listed); c.Patch != tc.patch {
+			t.Errorf("%s: Patch %v, want %v", tc.name, c.Patch, tc.patch)
+		}
+	}
+}
+
+func TestReadRegular(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.yaml")
+	os.WriteFile(file, []byte("a: b\n"), 0o644)
+	fifo := filepath.Join(dir, "fifo.yaml")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatalf("mkfifo: %v", err)
+	}
+	for _, tc := range []struct {
+		path  string
+		limit int64
+		want  string // the bytes, or the error's text
+	}{
+		{file, 100, "a: b\n"},
+		{file, 5, "a: b\n"},
+		{file, 4, "file is 5 bytes, over the 4-byte limit (--max-file-size)"},
+		{fifo, 100, "not a regular file (skipped)"}, // refused, not waited on
+		{dir, 100, "not a regular file (skipped)"},
+		{filepath.Join(dir, "missing.yaml"), 100, "open " + filepath.Join(dir, "missing.yaml") + ": no such file or directory"},
+	} {
+		data, err := ReadRegular(tc.path, tc.limit)
+		got := string(data)
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("ReadRegular(%s, %d) = %q, want %q", filepath.Base(tc.path), tc.limit, got, tc.want)
+		}
+	}
+}
+
+// TestReadRegularGrows: a file longer than stat said (procfs says 0) is
+// read whole, and still held to the limit.
+func TestReadRegularGrows(t *testing.T) {
+	const path = "/proc/self/status"
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("no %s: %v", path, err)
+	}
+	data, err := ReadRegular(path, 1<<20)
+	if err != nil || !bytes.Contains(data, []byte("\nPid:")) {
+		t.Errorf("ReadRegular(%s) = %d bytes, %v", path, len(data), err)
+	}
+	if _, err := ReadRegular(path, 10); err == nil || err.Error() != "input is over the 10-byte limit (--max-file-size)" {
+		t.Errorf("over the limit: %v", err)
 	}
 }

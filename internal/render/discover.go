@@ -109,6 +109,9 @@ type Graph struct {
 
 	mu      sync.Mutex
 	scanned map[string][]*Kustomization // scanned directory -> its roots
+	// listed holds every directory the scans walked (absolute, as
+	// walked, not resolved), true when it holds a kustomization file.
+	listed  map[string]bool
 	fleet   map[string]bool             // real directories holding a fleet.yaml (see fleetOverlay)
 	reaches map[*Kustomization][]string // Reaches, computed once per root
 	real    realPaths
@@ -215,6 +218,17 @@ func (g *Graph) scanOnce(dir string) []*Kustomization {
 			if path != dir && strings.HasPrefix(d.Name(), ".") {
 				return fs.SkipDir
 			}
+			g.mu.Lock()
+			if g.listed == nil {
+				g.listed = map[string]bool{}
+			}
+			if _, ok := g.listed[path]; !ok {
+				g.listed[path] = false
+			}
+			g.mu.Unlock()
+			if path != dir {
+				g.real.entered(path)
+			}
 			return nil
 		}
 		// A directory is loaded when the walk meets a kustomization file
@@ -225,6 +239,9 @@ func (g *Graph) scanOnce(dir string) []*Kustomization {
 		}
 		if parent := filepath.Dir(path); slices.Contains(KustomizationNames, d.Name()) && !seen[parent] {
 			seen[parent] = true
+			g.mu.Lock()
+			g.listed[parent] = true
+			g.mu.Unlock()
 			if k := g.Load(parent); k != nil {
 				found = append(found, k)
 			}
@@ -271,6 +288,14 @@ func (g *Graph) scanOnce(dir string) []*Kustomization {
 		}
 	}
 	return roots
+}
+
+// Listed says whether the scans of Discover saw a kustomization file in
+// dir (absolute), and whether they walked dir at all (see
+// manifest.Listed). Call it once Discover has returned.
+func (g *Graph) Listed(dir string) (has, seen bool) {
+	has, seen = g.listed[dir]
+	return has, seen
 }
 
 // Load returns the kustomization in dir (read once, with the directories

@@ -109,6 +109,33 @@ func TestDiscoverRoots(t *testing.T) {
 	}
 }
 
+// TestListed: the scan says which directories it walked and which of
+// them hold a kustomization file, under any of kustomize's names; a hidden
+// directory is not walked.
+func TestListed(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, repo)
+	g, err := Discover([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rel, want := range map[string][2]bool{
+		".":         {false, true},
+		"apps":      {false, true},
+		"apps/base": {true, true},
+		"apps/dev":  {true, true}, // kustomization.yml
+		"apps/prod": {true, true}, // Kustomization
+		"plain":     {false, true},
+		".github":   {false, false},
+		"elsewhere": {false, false},
+	} {
+		has, seen := g.Listed(filepath.Join(dir, rel))
+		if [2]bool{has, seen} != want {
+			t.Errorf("Listed(%s) = %v, %v; want %v", rel, has, seen, want)
+		}
+	}
+}
+
 // TestDiscoverFile: a file named alone (as pre-commit names staged files)
 // gets the roots that reach it, found from the repository root, the same
 // as when the whole repository is scanned, from any working directory.

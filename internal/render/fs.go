@@ -3,9 +3,11 @@ package render
 import (
 	"bytes"
 	"errors"
+	"math"
 	"path/filepath"
 	"sync"
 
+	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"go.yaml.in/yaml/v3"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
@@ -86,12 +88,13 @@ func newReadOnlyFS() *readOnlyFS {
 
 // ReadFile returns the file's bytes, read from disk once. Callers may
 // not modify the slice (kustomize does not; a copy per read would cost
-// what the cache saves).
+// what the cache saves). Only a regular file is read: a FIFO listed as a
+// resource fails the root instead of blocking it.
 func (f *readOnlyFS) ReadFile(path string) ([]byte, error) {
 	path = filepath.Clean(path)
 	v, _ := f.files.LoadOrStore(path, &cachedFile{})
 	c := v.(*cachedFile)
-	c.once.Do(func() { c.data, c.err = f.FileSystem.ReadFile(path) })
+	c.once.Do(func() { c.data, c.err = manifest.ReadRegular(path, math.MaxInt64-1) })
 	return c.data, c.err
 }
 

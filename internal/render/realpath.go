@@ -64,6 +64,16 @@ func (rp *realPaths) resolve(p string) string {
 	return real
 }
 
+// entered records dir (absolute and clean), a directory a walk entered
+// below one it entered before: a walk does not follow links, so its real
+// path is its parent's and its own name, found with no stat.
+func (rp *realPaths) entered(dir string) {
+	if _, ok := rp.load(dir); ok {
+		return
+	}
+	rp.store(dir, filepath.Join(rp.resolve(filepath.Dir(dir)), filepath.Base(dir)))
+}
+
 // Real returns path as an absolute path with its symbolic links
 // resolved: the key by which the graph, the locations of findings and a
 // run's files name a file or directory. Paths that cannot be made
