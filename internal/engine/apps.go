@@ -564,11 +564,19 @@ func (e *Engine) place(t *tree, files map[string]*FileResult, f analysis.Finding
 	if fr.ignores.suppresses(f.Line, f.Rule) {
 		return
 	}
+	// The same finding from another root (a base several overlays
+	// render) is one finding naming both; from the same root, at the
+	// same place, it is about another object (one commonLabels entry
+	// behind two selectors), unless it is the same object and field.
 	for i, g := range fr.Findings {
-		if g.Rule == f.Rule && g.Line == f.Line && g.Column == f.Column && g.Roots != nil {
-			if !slices.Contains(g.Roots, root) {
-				fr.Findings[i].Roots = append(g.Roots, root)
-			}
+		if g.Rule != f.Rule || g.Line != f.Line || g.Column != f.Column || g.Roots == nil {
+			continue
+		}
+		if !slices.Contains(g.Roots, root) {
+			fr.Findings[i].Roots = append(g.Roots, root)
+			return
+		}
+		if g.Resource == f.Resource && g.Field == f.Field {
 			return
 		}
 	}

@@ -183,6 +183,9 @@ func (r *Renderer) Locate(res *Result, o *Object, p Path) Location {
 		l := at(FromBase, base.file, key, val)
 		l.Doc, l.Path = base.doc, base.prefix.concat(srcPath)
 		if !contains(v, val) {
+			if l, ok := r.changedWithin(res, o, p, v); ok {
+				return l
+			}
 			return rendered(fmt.Sprintf("%s in %s:%d:%d is changed by a step shipshape cannot trace (vars, replacements or name references)", p, base.file, l.Line, l.Column))
 		}
 		l.Exact, l.Why = true, "the base document sets it"
@@ -190,6 +193,43 @@ func (r *Renderer) Locate(res *Result, o *Object, p Path) Location {
 	}()
 	loc.Root = res.Root.File
 	return loc
+}
+
+// changedWithin locates a mapping or list v at p that differs from its
+// base document by the first value under it that a patch or a
+// kustomization field set (a selector that commonLabels rewrote): that is
+// the change the finding is about. The location is not exact: it holds a
+// part of v, not v.
+func (r *Renderer) changedWithin(res *Result, o *Object, p Path, v *yaml.Node) (Location, bool) {
+	var found Location
+	var walk func(q Path, n *yaml.Node) bool
+	walk = func(q Path, n *yaml.Node) bool {
+		switch n.Kind {
+		case yaml.ScalarNode:
+			if l := r.Locate(res, o, q); l.Source != FromRendered && l.Source != FromBase {
+				found = l
+				return true
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if walk(q.Key(n.Content[i].Value), n.Content[i+1]) {
+					return true
+				}
+			}
+		case yaml.SequenceNode:
+			for i, it := range n.Content {
+				if walk(q.Idx(i), it) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if v.Kind == yaml.ScalarNode || !walk(p, v) {
+		return Location{}, false
+	}
+	found.Exact = false
+	return found, true
 }
 
 // removedBy finds the patch that took p out of o, last first: a
@@ -1040,6 +1080,9 @@ func matchItem(src, rlist, ritem *yaml.Node, rindex int) int {
 					return i
 				}
 			}
+			if renamed(src, rlist, mk, rindex) {
+				return rindex
+			}
 			return -1
 		}
 	} else if ritem.Kind == yaml.ScalarNode {
@@ -1053,6 +1096,27 @@ func matchItem(src, rlist, ritem *yaml.Node, rindex int) int {
 		return rindex
 	}
 	return -1
+}
+
+// renamed reports whether the item at index i of src, in a list as long
+// as the rendered rlist, is the rendered item i under another value of
+// its merge key mk: a JSON-patch op after it (`replace
+// /spec/template/spec/containers/0/name`) renamed it. Its own value is
+// then nowhere in the rendered list, and it is no deletion directive.
+func renamed(src, rlist *yaml.Node, mk string, i int) bool {
+	if len(src.Content) != len(rlist.Content) || src.Content[i].Kind != yaml.MappingNode || mapGet(src.Content[i], "$patch") != nil {
+		return false
+	}
+	old := mapGet(src.Content[i], mk)
+	if old == nil || old.Kind != yaml.ScalarNode {
+		return false
+	}
+	for _, it := range rlist.Content {
+		if v := mapGet(it, mk); v != nil && v.Value == old.Value {
+			return false
+		}
+	}
+	return true
 }
 
 // contains reports whether the source node src is contained in the
