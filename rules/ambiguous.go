@@ -46,7 +46,10 @@ anchor stands, and is reported at the alias.
 
 In a kustomize tree each file is judged as kustomize reads it: a base or a
 strategic-merge patch file with YAML 1.2 (` + "`yes`" + ` stays a string, ` + "`1.10`" + ` is the
-number 1.1). What a JSON patch (read as YAML 1.1) or a patch written inline in a
+number 1.1), except an object's own annotations, which kustomize writes back as the
+text read (` + "`1.10`" + ` stays "1.10"). A value kustomize keeps is reported in a base as a
+warning (it is wrong only where the file is applied as written), and not at all in a
+patch, which never is. What a JSON patch (read as YAML 1.1) or a patch written inline in a
 kustomization leaves in a string field of the rendered object, a bare number or
 boolean, is reported at the op or the line of the inline patch that sets it.
 
@@ -260,9 +263,14 @@ func (w *scalarChecker) plain(c *schemawalk.Cursor, n *yaml.Node, inCollection, 
 	case obj.Kustomize != nil:
 		// Only kustomize reads this file (a base or patch of a root it
 		// renders): say what kustomize does with it.
-		if kv, changed := yaml11.Kustomize(n.Value); changed {
+		if kv, changed := yaml11.Kustomize(n.Value); changed && !keepsText(c) {
 			message = readAs(what+" is rendered by kustomize as ", kv, n.Value, isKey, remedy)
 		} else {
+			if obj.Partial {
+				// A patch is never applied as written, and what
+				// kustomize makes of it is right.
+				return
+			}
 			// kustomize keeps the text (and quotes it on output): what
 			// is applied is right, but not if the file is applied as is.
 			severity = analysis.Warning
@@ -294,6 +302,17 @@ func (w *scalarChecker) plain(c *schemawalk.Cursor, n *yaml.Node, inCollection, 
 		unfixed: readAs(lead, v, n.Value, isKey,
 			remedy+" (not fixed automatically: quoting &"+n.Anchor+" changes every *"+n.Anchor+" too)"),
 	})
+}
+
+// keepsText reports whether c is an annotation of the object itself (its
+// key or value), which kustomize writes back as the text it read: it
+// rewrites the whole map, as strings, when it drops its own build
+// annotations (Resource.RemoveBuildAnnotations), so `1.10` there is
+// rendered "1.10" and an empty value "". A pod template's annotations are
+// not rewritten.
+func keepsText(c *schemawalk.Cursor) bool {
+	p := c.Path
+	return len(p) == 3 && p[0].Key == "metadata" && p[1].Key == "annotations" && p[0].Index < 0 && p[1].Index < 0
 }
 
 // tagged: an explicit tag decides the type whatever the quoting, so

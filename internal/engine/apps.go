@@ -44,6 +44,7 @@ type tree struct {
 	byRoot   map[string]*render.Result // renderedFile(root) -> result
 	judged   map[string]*FileResult    // renderedFile(root) -> its objects judged (see judgeRendered)
 	reached  map[string][]string       // abs file -> roots (relative dirs) that read it
+	whole    map[string]bool           // abs file -> a root reads it other than as a patch
 	extra    []*FileResult             // files not named that findings were placed in
 	// keepSource: the run keeps files' bytes (fix), those of extra too
 	keepSource bool
@@ -111,7 +112,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	}
 	defer silenceKustomize()()
 	named := namedPaths(paths)
-	t := &tree{graph: g, renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, judged: map[string]*FileResult{}, reached: map[string][]string{}, keepSource: e.KeepSource}
+	t := &tree{graph: g, renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, judged: map[string]*FileResult{}, reached: map[string][]string{}, whole: map[string]bool{}, keepSource: e.KeepSource}
 	t.renderer.LoadRestrictionsNone = e.cfg.LoadRestrictor == "LoadRestrictionsNone"
 	for _, n := range named {
 		if abs, err := filepath.Abs(n); err == nil {
@@ -141,10 +142,13 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	// failed.
 	for _, r := range roots {
 		shown := t.show(r.Dir)
-		embedded := g.Embedded(r)
+		embedded, patches := g.Embedded(r), g.Patches(r)
 		for _, f := range g.Reaches(r) {
 			if !embedded[f] {
 				t.reached[f] = append(t.reached[f], shown)
+				if !patches[f] {
+					t.whole[f] = true
+				}
 			}
 		}
 	}
@@ -449,7 +453,7 @@ func (t *tree) readsAs(path string) manifest.Context {
 		return manifest.Context{}
 	}
 	if roots := t.reached[t.key(path)]; len(roots) > 0 {
-		return manifest.Context{Kustomize: roots}
+		return manifest.Context{Kustomize: roots, Patch: !t.whole[t.key(path)]}
 	}
 	return manifest.Context{}
 }

@@ -380,6 +380,27 @@ func (g *Graph) Embedded(root *Kustomization) map[string]bool {
 	return embedded
 }
 
+// Patches returns the files root reaches only as patches (RefPatch): their
+// objects are partial, merged into others, never applied as written.
+func (g *Graph) Patches(root *Kustomization) map[string]bool {
+	patches, other := map[string]bool{}, map[string]bool{}
+	walkGraph(root, func(k *Kustomization) {
+		for _, r := range k.Refs {
+			if r.Target == nil && r.Path != "" {
+				if r.Kind == RefPatch {
+					patches[r.Path] = true
+				} else {
+					other[r.Path] = true
+				}
+			}
+		}
+	})
+	for f := range other {
+		delete(patches, f)
+	}
+	return patches
+}
+
 func reaches(root *Kustomization) []string {
 	set := map[string]bool{}
 	walkGraph(root, func(k *Kustomization) {
