@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/shipshape-dev/shipshape/internal/fixer"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
@@ -83,7 +84,10 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fixedFiles++
 		fixedCount += len(o.Applied)
 		if diff {
-			name := filepath.ToSlash(o.Path)
+			// An absolute path loses its leading slash, as git diff
+			// --no-index writes /tmp/x: git apply rejects "a//tmp/x" as an
+			// invalid path, and applies "a/tmp/x" with -p1 from /.
+			name := strings.TrimLeft(filepath.ToSlash(o.Path), "/")
 			fmt.Fprint(stdout, unidiff.Unified("a/"+name, "b/"+name, string(o.Orig), string(o.Out)))
 			continue
 		}

@@ -96,13 +96,59 @@ func TestFixCheckAndDiff(t *testing.T) {
 	if code := run([]string{"fix", "--diff", path}, strings.NewReader(""), &out, &errb); code != exitOK {
 		t.Errorf("--diff: exit %d, want 0", code)
 	}
-	name := filepath.ToSlash(path)
+	name := strings.TrimPrefix(filepath.ToSlash(path), "/")
 	wantDiff := "--- a/" + name + "\n+++ b/" + name + "\n@@ -3,4 +3,4 @@\n metadata:\n   name: web\n data:\n-  a: yes\n+  a: \"yes\"\n"
 	if out.String() != wantDiff {
 		t.Errorf("--diff output:\n%s\nwant:\n%s", out.String(), wantDiff)
 	}
 	if got, _ := os.ReadFile(path); string(got) != src {
 		t.Errorf("--check/--diff wrote the file")
+	}
+}
+
+// TestFixDiffPaths: the headers of fix --diff name each file as git diff
+// --no-index does, so that git apply -p1 takes the diff: a relative path
+// as it was given, an absolute one without its leading slash (run from /),
+// which git apply would otherwise reject as an invalid path.
+func TestFixDiffPaths(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	top, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, other := filepath.Join(top, "w"), filepath.Join(top, "other")
+	for _, d := range []string{dir, other} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, "cm.yaml")
+	src := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  ver: 1.10\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	abs := strings.TrimPrefix(filepath.ToSlash(path), "/")
+	for _, c := range []struct {
+		name, cwd, arg, want string
+	}{
+		{"relative", dir, "cm.yaml", "cm.yaml"},
+		{"dot slash", dir, "./cm.yaml", "./cm.yaml"},
+		{"dot dot", other, "../w/cm.yaml", "../w/cm.yaml"},
+		{"directory", dir, ".", "cm.yaml"},
+		{"absolute", other, path, abs},
+		{"absolute directory", other, dir, abs},
+		{"absolute, two leading slashes", other, "/" + path, abs},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Chdir(c.cwd)
+			var out, errb bytes.Buffer
+			if code := run([]string{"fix", "--diff", c.arg}, strings.NewReader(""), &out, &errb); code != exitOK {
+				t.Fatalf("exit %d: %s", code, errb.String())
+			}
+			if want := "--- a/" + c.want + "\n+++ b/" + c.want + "\n@@ "; !strings.HasPrefix(out.String(), want) {
+				t.Errorf("fix --diff %s:\n%s\nwant headers:\n%s", c.arg, out.String(), want)
+			}
+		})
 	}
 }
 
