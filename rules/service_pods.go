@@ -39,7 +39,8 @@ manifests) makes no pods in the Service's namespace, or holds there custom
 resources of kinds shipshape does not know (or, in any namespace, the
 CustomResourceDefinitions of an operator, which may make pods or label its own at run
 time), or holds a file skipped as a template
-(` + "`replicas: {{replicas}}`" + ` filled in by a script), whose objects are unknown: their
+(` + "`replicas: {{replicas}}`" + ` filled in by a script) or a file of a kustomize root that
+did not render (a remote base, a missing file), whose objects are unknown: their
 pods come from elsewhere (a Helm release, an operator, another repository, a
 template). Nor is a Service in ` + "`kube-system`" + ` that
 shares no label with any pod template: the cluster makes pods there that no

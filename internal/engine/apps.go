@@ -44,6 +44,7 @@ type tree struct {
 	byRoot   map[string]*render.Result // renderedFile(root) -> result
 	judged   map[string]*FileResult    // renderedFile(root) -> its objects judged (see judgeRendered)
 	reached  map[string][]string       // abs file -> roots (relative dirs) that read it
+	unread   map[string]bool           // abs file -> a root that reads it did not render
 	whole    map[string]bool           // abs file -> a root reads it other than as a patch
 	extra    []*FileResult             // files not named that findings were placed in
 	// keepSource: the run keeps files' bytes (fix), those of extra too
@@ -254,6 +255,12 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		}
 	}
 	for _, fr := range slots {
+		// A root that did not render may hold what its files lack (a
+		// remote base's pods): the applications of its files are not
+		// known whole.
+		if fr.unreadApp == "" && fr.Input.Path != manifest.Stdin && t.unread[t.key(fr.Input.Path)] {
+			fr.unreadApp = e.application(fr.Input.Path)
+		}
 		if fr.Input.Context {
 			res.context = append(res.context, fr)
 		} else {
@@ -368,11 +375,14 @@ func (t *tree) dropFailed(results []*render.Result) {
 	if len(failed) == 0 {
 		return
 	}
+	t.unread = map[string]bool{}
 	for f, roots := range t.reached {
 		ok := roots[:0:0]
 		for _, r := range roots {
 			if !failed[r] {
 				ok = append(ok, r)
+			} else {
+				t.unread[f] = true
 			}
 		}
 		if len(ok) == 0 {

@@ -171,8 +171,9 @@ type FileResult struct {
 	own       []analysis.Finding // Findings without the cross-resource ones
 	objects   int
 	summaries []summary
-	// unreadApp is the application of a file skipped as a template: what
-	// it would make is unknown to the cross-resource rules.
+	// unreadApp is the application of a file skipped as a template, or
+	// read by a kustomize root that did not render: what it would make
+	// is unknown to the cross-resource rules.
 	unreadApp string
 	// ids identify the objects observed (group, kind, namespace, name),
 	// all of application idApp: a directory that defines one object in
