@@ -554,21 +554,43 @@ func (e *Engine) place(t *tree, files map[string]*FileResult, f analysis.Finding
 	if e.source(f.Rule) && loc.Source != render.FromJSONPatch && loc.Block == nil {
 		return // a file's value: judged in the file, as it is read
 	}
+	// A field a patch sets that the base sets too (an overlay's replicas
+	// over a base's) is there twice: removing it from the patch alone
+	// leaves the base's, so the base is reported, and fixed, as well.
+	if loc.Source == render.FromPatch && deletesField(f) {
+		if p, err := render.ParsePath(f.Field); err == nil {
+			if bl, ok := t.renderer.BaseSets(res, o, p); ok {
+				g := f
+				g.Fix = &analysis.Fix{Message: f.Fix.Message, Edits: []analysis.Edit{{Op: analysis.Delete, Path: toFieldPath(bl.Path)}}}
+				e.record(t, files, g, bl, root)
+			}
+		}
+	}
+	if f.Fix != nil && loc.Source != render.FromRendered {
+		fix, why := t.carry(res, o, f.Fix, loc)
+		if fix == nil {
+			f.Message += " (not fixable here: " + why + ")"
+		}
+		f.Fix = fix
+	}
+	e.record(t, files, f, loc, root)
+}
+
+// deletesField reports whether f's fix is removing the field it is about.
+func deletesField(f analysis.Finding) bool {
+	return f.Fix != nil && len(f.Fix.Edits) == 1 && f.Fix.Edits[0].Op == analysis.Delete && f.Fix.Edits[0].Path.String() == f.Field
+}
+
+// record adds f, about a rendered object of root and located at loc (its
+// fix already carried there), to the file loc names.
+func (e *Engine) record(t *tree, files map[string]*FileResult, f analysis.Finding, loc render.Location, root string) {
 	f.Roots = []string{root}
 	if loc.Source == render.FromRendered {
 		f.Line, f.Column, f.Doc, f.Item = 1, 1, -1, -1
 		f.Message += " (in what kustomize renders from " + root + ": " + loc.Why + ")"
-		f.Fix = nil
-		loc.File = res.Root.File
+		f.Fix = nil // loc.File is the root's kustomization
 	} else {
 		f.Line, f.Column, f.Doc, f.Item = loc.Line, loc.Column, loc.Doc, -1
-		if f.Fix != nil {
-			fix, why := t.carry(res, o, f.Fix, loc)
-			if fix == nil {
-				f.Message += " (not fixable here: " + why + ")"
-			}
-			f.Fix = fix
-		}
 	}
 	fr := t.fileFor(files, loc.File)
 	if fr == nil {

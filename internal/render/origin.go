@@ -232,6 +232,24 @@ func (r *Renderer) changedWithin(res *Result, o *Object, p Path, v *yaml.Node) (
 	return found, true
 }
 
+// BaseSets returns where o's base document sets p, whatever patches set
+// it after: the first writer, where Locate returns the last.
+func (r *Renderer) BaseSets(res *Result, o *Object, p Path) (Location, bool) {
+	origin, _ := r.origins(res, o)
+	b := r.baseDoc(res, o, origin)
+	if b == nil {
+		return Location{}, false
+	}
+	srcPath, key, val := follow(b.node, o.Node, p)
+	if val == nil {
+		return Location{}, false
+	}
+	l := at(FromBase, b.file, key, val)
+	l.Doc, l.Path, l.Root, l.Exact = b.doc, b.prefix.concat(srcPath), res.Root.File, true
+	l.Why = "the base document sets it too"
+	return l, true
+}
+
 // removedBy finds the patch that took p out of o, last first: a
 // strategic-merge patch that sets p (or a mapping above it) to null, or
 // marks it `$patch: delete` or `$patch: replace`, or a JSON-patch op that
