@@ -240,6 +240,11 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 			ctx := t.readsAs(in.Path)
 			if ctx.Kustomize == nil { // every root reaching it failed
 				ctx = e.context(in.Path, g.Listed)
+				// Its parents' labels complete its selectors, as they
+				// would have had the root rendered.
+				if labels := g.SelectorLabels(t.key(in.Path)); labels != nil {
+					ctx.SelectorLabels = labels
+				}
 			}
 			return e.lintFile(in, data, ctx)
 		})
