@@ -667,18 +667,24 @@ func (t *tree) carry(res *render.Result, o *render.Object, fix *analysis.Fix, lo
 		case l.File != loc.File || l.Doc != loc.Doc:
 			return nil, "the edits land in more than one source"
 		}
-		e.Path = append(toFieldPath(l.Path), e.Path[len(have):]...)
+		at := l.Path
+		if quotesOpValue(l, e) && at[1].Key == "path" {
+			// The op sets the field whole: its value is what is quoted.
+			at = render.Path{at[0], {Key: "value"}}
+		}
+		e.Path = append(toFieldPath(at), e.Path[len(have):]...)
 		out.Edits = append(out.Edits, e)
 	}
 	return out, ""
 }
 
 // quotesOpValue reports whether e quotes a scalar inside the value of
-// the JSON-patch op l found: the one edit an op takes in place (the entry
-// an op sets is not there to delete or rename, and its path is no value).
+// the JSON-patch op l found, or that value whole (l is then the op's
+// path): the one edit an op takes in place (the entry an op sets is not
+// there to delete or rename, and its path is no value).
 func quotesOpValue(l render.Location, e analysis.Edit) bool {
 	return l.Source == render.FromJSONPatch && e.Op == analysis.Quote && !e.OnKey &&
-		len(l.Path) > 1 && l.Path[1].Key == "value"
+		len(l.Path) > 1 && (l.Path[1].Key == "value" || len(l.Path) == 2 && l.Path[1].Key == "path")
 }
 
 func toRenderPath(p manifest.FieldPath) render.Path {

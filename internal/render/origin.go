@@ -977,12 +977,12 @@ func byOps(e patchEntry, o *Object, p Path, v *yaml.Node) (Location, bool) {
 		var l Location
 		if len(opPath) == len(p) {
 			// The op sets p whole: a finding about the field points at
-			// its `path`, one about the value (atValue) at its `value`,
-			// which is also what a quoting fix edits.
+			// its `path`, one about the value (atValue) at its `value`
+			// (Value), which is also what a quoting fix edits.
 			key, _ := Path{{Key: "path"}}.Get(op)
 			_, val := Path{{Key: "value"}}.Get(op)
 			l = at(FromJSONPatch, e.file, key, val)
-			l.Path = Path{{Index: i, IsIndex: true}, {Key: "value"}}
+			l.Path = Path{{Index: i, IsIndex: true}, {Key: "path"}}
 			l.Exact = containsOp(v, val)
 		} else {
 			_, opVal := opPath.Get(o.Node)
