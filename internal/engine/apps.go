@@ -45,8 +45,11 @@ type tree struct {
 	judged   map[string]*FileResult    // renderedFile(root) -> its objects judged (see judgeRendered)
 	reached  map[string][]string       // abs file -> roots (relative dirs) that read it
 	unread   map[string]bool           // abs file -> a root that reads it did not render
-	whole    map[string]bool           // abs file -> a root reads it other than as a patch
-	extra    []*FileResult             // files not named that findings were placed in
+	// templated: abs file -> only roots that render a template's source
+	// read it (see render.templateRoot): not judged at all.
+	templated map[string]bool
+	whole     map[string]bool // abs file -> a root reads it other than as a patch
+	extra     []*FileResult   // files not named that findings were placed in
 	// keepSource: the run keeps files' bytes (fix), those of extra too
 	keepSource bool
 	named      []namedDir // the paths named, longest first (see show)
@@ -238,6 +241,11 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 			}
 			<-rendered
 			ctx := t.readsAs(in.Path)
+			if t.templated[t.key(in.Path)] {
+				fr := e.lintFile(in, data, ctx)
+				fr.own = nil
+				return fr
+			}
 			if ctx.Kustomize == nil { // every root reaching it failed
 				ctx = e.context(in.Path, g.Listed)
 				// Its parents' labels complete its selectors, as they
@@ -371,24 +379,31 @@ func (rt *treeRun) unread(changed map[string][]byte) bool {
 // dropFailed takes the roots that did not render out of t.reached: their
 // files are read as written.
 func (t *tree) dropFailed(results []*render.Result) {
-	failed := map[string]bool{}
+	failed := map[string]bool{}    // root -> it did not render
+	templated := map[string]bool{} // root -> it renders a template's source
 	for _, res := range results {
 		if res.Problem != nil {
 			failed[t.show(res.Root.Dir)] = true
+			templated[t.show(res.Root.Dir)] = res.Problem.Template
 		}
 	}
 	if len(failed) == 0 {
 		return
 	}
-	t.unread = map[string]bool{}
+	t.unread, t.templated = map[string]bool{}, map[string]bool{}
 	for f, roots := range t.reached {
 		ok := roots[:0:0]
+		onlyTemplates := true
 		for _, r := range roots {
 			if !failed[r] {
 				ok = append(ok, r)
 			} else {
 				t.unread[f] = true
 			}
+			onlyTemplates = onlyTemplates && templated[r]
+		}
+		if onlyTemplates {
+			t.templated[f] = true
 		}
 		if len(ok) == 0 {
 			delete(t.reached, f)
@@ -482,7 +497,10 @@ func (e *Engine) reportProblem(t *tree, files map[string]*FileResult, r *render.
 		return // read as context for a file named alone: reported when it is
 	}
 	id := RenderErrorID
-	if r.Problem.Refused {
+	switch {
+	case r.Problem.Template:
+		id = TemplateID
+	case r.Problem.Refused:
 		id = RenderSkippedID
 	}
 	if !e.Enabled(id) {
@@ -501,7 +519,10 @@ func (e *Engine) reportProblem(t *tree, files map[string]*FileResult, r *render.
 	if r.Problem.Hint != "" {
 		msg += " (" + r.Problem.Hint + ")"
 	}
-	if !strings.Contains(msg, "judged as written") {
+	switch {
+	case r.Problem.Template:
+		msg += "; the files only it reads are not judged"
+	case !strings.Contains(msg, "judged as written"):
 		msg += "; its files are judged as written"
 	}
 	what := "kustomize cannot build the root: "

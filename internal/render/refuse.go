@@ -45,7 +45,42 @@ func Refuse(g *Graph, root *Kustomization) *Problem {
 	if p := refuseIn(root, map[*Kustomization]bool{}); p != nil {
 		return p
 	}
+	if p := templateRoot(root); p != nil {
+		return p
+	}
 	return g.fleetOverlay(root)
+}
+
+// templateRoot refuses a root one of whose kustomizations writes Go/Helm
+// template markers where no applied manifest can hold them (`namespace:
+// "{{ .Release.Namespace }}"`, a name prefix, selector labels, an image):
+// its output is the source of a Helm chart that another tool makes, never
+// applied as rendered, so its objects are not judged. Markers elsewhere (a
+// generator literal holding an alert template) are data, and a marker in
+// a file it reads is that file's business.
+func templateRoot(root *Kustomization) *Problem {
+	var p *Problem
+	walkGraph(root, func(k *Kustomization) {
+		if p != nil || k.Doc == nil {
+			return
+		}
+		var where []*yaml.Node
+		for _, f := range []string{"namespace", "namePrefix", "nameSuffix", "commonLabels", "images"} {
+			where = append(where, mapGet(k.Doc, f))
+		}
+		for _, l := range seq(mapGet(k.Doc, "labels")) {
+			where = append(where, mapGet(l, "pairs"))
+		}
+		for _, w := range where {
+			walkNodes(w, func(n *yaml.Node) {
+				if p == nil && n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "{{") && strings.Contains(n.Value, "}}") {
+					p = &Problem{File: k.File, Line: n.Line, Column: n.Column, Refused: true, Template: true, Entry: n.Value,
+						Message: "not rendered: the kustomization sets Go/Helm template markers ({{ }}): it renders the source of a chart another tool makes, not manifests to apply (lint that tool's output: helm template | shipshape lint -)"}
+				}
+			})
+		}
+	})
+	return p
 }
 
 // refuseIn checks k and what it reaches in the order kustomize loads them

@@ -31,6 +31,10 @@ type Problem struct {
 	// Refused is set when shipshape would not run kustomize (network or
 	// process needed); else Message is kustomize's own error.
 	Refused bool
+	// Template is set, with Refused, for a root whose kustomization sets
+	// template markers (see templateRoot): a template's source, not a
+	// mistake to warn about.
+	Template bool
 	// Entry is the refused entry as written (a URL, a field name), or "".
 	Entry   string
 	Message string
