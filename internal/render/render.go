@@ -355,7 +355,11 @@ func failedAt(root *Kustomization, msg string) *Problem {
 		}
 		if key, _ := (Path{{Key: name}}).Get(root.Doc); key != nil {
 			p.Line, p.Column = key.Line, key.Column
+			return p
 		}
+	}
+	if n := decodeErrorAt(root.Doc, msg); n != nil {
+		p.Line, p.Column = n.Line, n.Column
 	}
 	return p
 }

@@ -1,0 +1,69 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+	"sigs.k8s.io/kustomize/api/types"
+)
+
+// TestFailedAtDecodeError places the error kustomize gives for a
+// kustomization it cannot decode, made by kustomize's own decoder from
+// each case's fields (after apiVersion, kind and resources: line 4 on).
+func TestFailedAtDecodeError(t *testing.T) {
+	for _, tc := range []struct {
+		name, fields string
+		msg          string // instead of kustomize's, for what it never says
+		want         string // line:column
+	}{
+		{name: "top-level map: its key", fields: "commonLabels:\n  a: yes\n", want: "4:1"},
+		{name: "top-level string: its key", fields: "namePrefix: 1\n", want: "4:1"},
+		{name: "top-level list of the wrong kind: its key", fields: "images: {a: b}\n", want: "4:1"},
+		{name: "list item's string: the first wrong value",
+			fields: "images:\n- name: a\n  newTag: \"1\"\n- name: nginx\n  newTag: 1.10\n", want: "8:11"},
+		{name: "key spelt in another case, as json matches it",
+			fields: "images:\n- name: nginx\n  NewTag: 1.10\n", want: "6:11"},
+		{name: "map in a list item: the value in the map",
+			fields: "labels:\n- pairs:\n    a: \"x\"\n    b: yes\n", want: "7:8"},
+		{name: "map of the wrong kind in a list item", fields: "labels:\n- pairs: [a]\n", want: "5:10"},
+		{name: "through an embedded struct (Selector.patches.target.ResId.name)",
+			fields: "patches:\n- path: p.yaml\n  target:\n    kind: Deployment\n    name: yes\n", want: "8:11"},
+		{name: "integer given a string", fields: "replicas:\n- name: web\n  count: 3\n- name: api\n  count: \"3\"\n", want: "8:10"},
+		{name: "list of strings in an embedded struct: the item",
+			fields: "configMapGenerator:\n- name: x\n  literals:\n  - A=b\n  - 1.10\n", want: "8:5"},
+		{name: "two embedded structs (Target.vars.objref.Gvk.kind)",
+			fields: "vars:\n- name: X\n  objref:\n    kind: yes\n    name: c\n", want: "7:11"},
+		{name: "nothing of the kind named: the first item's field",
+			fields: "images:\n- name: a\n- name: b\n  newTag: x\n",
+			msg:    "invalid Kustomization: json: cannot unmarshal number into Go struct field Image.images.newTag of type string", want: "7:3"},
+		{name: "no item has the field: the list's key",
+			fields: "images:\n- name: a\n",
+			msg:    "invalid Kustomization: json: cannot unmarshal number into Go struct field Image.images.newTag of type string", want: "4:1"},
+		{name: "no such list: the top of the file",
+			fields: "namePrefix: a-\n",
+			msg:    "invalid Kustomization: json: cannot unmarshal number into Go struct field Image.images.newTag of type string", want: "1:1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [cm.yaml]\n" + tc.fields
+			msg := tc.msg
+			if msg == "" {
+				err := new(types.Kustomization).Unmarshal([]byte(src))
+				if err == nil {
+					t.Fatalf("kustomize decodes:\n%s", src)
+				}
+				msg = err.Error()
+			}
+			var doc yaml.Node
+			if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+				t.Fatal(err)
+			}
+			p := failedAt(&Kustomization{File: "kustomization.yaml", Doc: doc.Content[0]}, msg)
+			if got := fmt.Sprintf("%d:%d", p.Line, p.Column); got != tc.want {
+				lines := strings.Split(src, "\n")
+				t.Errorf("%s: at %s, want %s, in\n%s", msg, got, tc.want, strings.Join(lines, "\n"))
+			}
+		})
+	}
+}
