@@ -276,3 +276,32 @@ func TestKustomizeReadsKustomizationAsYAML11(t *testing.T) {
 		}
 	}
 }
+
+// TestKustomizeBuildsAfterFix holds the render goldens about
+// kustomizations kustomize cannot decode to the binary: kustomize build
+// refuses the tree as written, and builds it once shipshape fix has
+// quoted what ambiguous-scalar reports.
+func TestKustomizeBuildsAfterFix(t *testing.T) {
+	t.Parallel()
+	kustomize := need(t, "kustomize", installKustomize)
+	shipshape := filepath.Join(binDir, "shipshape")
+	for _, tc := range []struct{ name, refused string }{
+		{"kustomization-values", "cannot unmarshal bool into Go struct field Kustomization.commonLabels"},
+		{"kustomization-scalars", "cannot unmarshal number into Go struct field Image.images.newTag"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			copyTree(t, filepath.Join(root, "testdata", "render", tc.name), dir)
+			app := filepath.Join(dir, "app")
+			if r := run(t, dir, nil, kustomize, "build", app); r.code == 0 || !strings.Contains(r.stderr, tc.refused) {
+				t.Fatalf("kustomize build as written: want it refused (%s), got %v", tc.refused, r)
+			}
+			if r := run(t, dir, nil, shipshape, "fix", "."); r.code != 0 {
+				t.Fatalf("shipshape fix: %v", r)
+			}
+			if r := run(t, dir, nil, kustomize, "build", app); r.code != 0 {
+				t.Fatalf("kustomize build after shipshape fix: %v", r)
+			}
+		})
+	}
+}

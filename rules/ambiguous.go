@@ -52,12 +52,18 @@ warning (it is wrong only where the file is applied as written), and not at all 
 patch, which never is. What a JSON patch (read as YAML 1.1) or a patch written inline in a
 kustomization leaves in a string field of the rendered object, a bare number or
 boolean, is reported at the op or the line of the inline patch that sets it.
+A kustomization itself kustomize reads as YAML 1.1 into its own Go types: a boolean
+or a number in any of its string fields (` + "`commonLabels`, `labels[].pairs`, `namespace`," + `
+` + "`images[].newTag`, `patches[].target.name`, `helmCharts[].version`" + `, ...) makes it reject
+the kustomization (integer and boolean fields such as ` + "`replicas[].count`" + `, and helm
+values, are not judged).
 
 The fix double-quotes the value, keeping the text you wrote (in a JSON-patch file,
-the op's value; a patch inline in a kustomization is left to you). A tagged value is
-reported without a fix: remove the tag. An anchored value is quoted only when
-every use of it (the anchor and each alias) is a string field, since quoting it
-changes them all; otherwise write the string in place of the alias.`,
+the op's value; a patch inline in a kustomization is left to you, and so is a
+generator's literal, which must be KEY=VALUE). A tagged value is reported without
+a fix: remove the tag. An anchored value is quoted only when every use of it (the
+anchor and each alias) is a string field, since quoting it changes them all;
+otherwise write the string in place of the alias.`,
 	Bad: `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -186,6 +192,13 @@ func (w *scalarChecker) enter(c *schemawalk.Cursor) bool {
 	return false
 }
 
+// isLiteral reports whether c is an item of a kustomization generator's
+// literals (configMapGenerator, secretGenerator: the only field of
+// kustomize's types named so).
+func isLiteral(c *schemawalk.Cursor) bool {
+	return c.Key == nil && c.Parent != nil && c.Parent.Key != nil && c.Parent.Key.Value == "literals"
+}
+
 // isExpression reports whether a key of a test assertion is a JMESPath
 // expression, as chainsaw writes them: (replicas >= `1`).
 func isExpression(key string) bool {
@@ -251,12 +264,20 @@ func (w *scalarChecker) plain(c *schemawalk.Cursor, n *yaml.Node, inCollection, 
 	remedy := "quote it (" + strconv.Quote(n.Value) + ")"
 	severity := w.p.Rule.Severity
 	message := readAs(lead, v, n.Value, isKey, remedy)
+	quotable := true
 	switch obj := w.p.Object; {
 	case obj.Kind == "Kustomization" && obj.Group() == "kustomize.config.k8s.io":
 		// kustomize reads its kustomization as kubectl reads manifests
-		// (YAML 1.1, sigs.k8s.io/yaml), into string maps that refuse a
-		// boolean or a number.
-		if !isKey && v.Kind != yaml11.Null {
+		// (YAML 1.1, sigs.k8s.io/yaml), into Go strings (fields, lists,
+		// maps) that refuse a boolean or a number.
+		switch {
+		case isKey || v.Kind == yaml11.Null:
+		case isLiteral(c):
+			// A generator's literal is KEY=VALUE, and no text that YAML
+			// 1.1 reads as a boolean or a number has an "=": quoted, it
+			// is still refused.
+			remedy, quotable = "kustomize rejects the kustomization, and a literal is KEY=VALUE: write it so", false
+		default:
 			remedy = "kustomize rejects the kustomization: " + remedy
 		}
 		message = readAs(what+" is read by kustomize (YAML 1.1) as ", v, n.Value, isKey, remedy)
@@ -288,6 +309,9 @@ func (w *scalarChecker) plain(c *schemawalk.Cursor, n *yaml.Node, inCollection, 
 	case n.Value == "":
 		// QuoteScalar has nothing to quote in `key:`; whether "" or no
 		// entry is meant is the author's call.
+		report(nil)
+		return
+	case !quotable:
 		report(nil)
 		return
 	case n.Anchor == "":

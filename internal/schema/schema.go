@@ -7,7 +7,10 @@
 // k8s.io/client-go/kubernetes/scheme registers) into arrays of constants,
 // which the linker places in the data segment: importing this package does
 // no work at start-up. Kinds outside that scheme (CustomResourceDefinition,
-// APIService, every CRD's kinds) are not described.
+// APIService, every CRD's kinds) are not described. kustomize's
+// Kustomization is, as a named type (Named("Kustomization")) that
+// ForObject does not return: it is read by kustomize, never sent to an API
+// server.
 //
 // Field names match exactly, as in the API server's case-sensitive decoder.
 package schema
@@ -101,10 +104,13 @@ func ForObject(apiVersion, kind string) (Type, bool) {
 // Named returns a struct type by its OpenAPI definition name, e.g.
 // "io.k8s.api.core.v1.PodTemplateSpec", or by one of the short aliases
 // "PodTemplateSpec", "PodSpec", "Container" (core/v1), "ObjectMeta",
-// "LabelSelector" (meta/v1).
+// "LabelSelector" (meta/v1) and "Kustomization" (kustomize's
+// sigs.k8s.io/kustomize/api/types).
 func Named(name string) (Type, bool) {
 	// A switch rather than a map: a map literal would be built at init.
 	switch name {
+	case "Kustomization":
+		name = "io.k8s.sigs.kustomize.api.types.Kustomization"
 	case "Container":
 		name = "io.k8s.api.core.v1.Container"
 	case "PodSpec":

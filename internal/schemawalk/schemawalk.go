@@ -47,8 +47,8 @@ import (
 //     that judges what an alias merges in where it is defined declines it
 //     (IsMergeKey(c.Key)).
 //   - BuiltinOnly visitors skip objects whose kind the schema does not
-//     describe (custom resources, Kustomizations), whose types the walk
-//     only guesses.
+//     describe as an API object (custom resources, Kustomizations), whose
+//     types the walk only guesses, or knows from their own tool.
 //   - Untyped visitors are called at every node, typed or not
 //     (Cursor.Typed): duplicate-key looks at every mapping.
 //   - Done is called once after the walk, for what can be judged only once
@@ -93,15 +93,15 @@ type Cursor struct {
 	// RawExtension: Type is then Unknown), the walk guesses the values of
 	// a mapping from what every object has: metadata is ObjectMeta, and a
 	// mapping shaped like a pod template or a label selector is one. A
-	// Kustomization has typed metadata and label maps (commonLabels,
-	// commonAnnotations, labels[].pairs), which kustomize reads as YAML
-	// 1.1 as kubectl does; a CustomResourceDefinition only its metadata,
-	// since its schema has properties named like metadata, selectors and
-	// templates.
+	// Kustomization has the types kustomize decodes it into (its Go types,
+	// from JSON that sigs.k8s.io/yaml made of YAML 1.1 as kubectl's does),
+	// and nothing is guessed below a field of no known type (helm values);
+	// a CustomResourceDefinition has only its metadata typed, since its
+	// schema has properties named like metadata, selectors and templates.
 	Type schema.Type
 	// Typed is false at the nodes the walk gives no type (the value of an
-	// unknown field, most of a Kustomization), which only Untyped visitors
-	// see.
+	// unknown field, a CRD's spec, a kustomization's helm values), which
+	// only Untyped visitors see.
 	Typed bool
 	// Path leads from the object's root to Node, with keys as written
 	// (Key.Value). Appending to it copies it, so a visitor may make a
@@ -137,19 +137,21 @@ const (
 	// typed: Cursor.Type; below an Unknown node, types are guessed from
 	// the shape of each child.
 	typed
-	// The parts of a Kustomization and a CRD that lead to typed nodes
-	// without a type of their own.
-	kustomization
-	kustomizationLabels // its labels list
-	kustomizationLabel  // an item of it, holding pairs
+	// kustomize: Cursor.Type, a part of a Kustomization; an Unknown node
+	// holds what kustomize hands on untyped (helm values), and is outside.
+	kustomize
+	// crd: a CustomResourceDefinition, whose metadata alone is typed.
 	crd
 )
+
+// isTyped reports whether r gives its nodes a type.
+func (r reading) isTyped() bool { return r == typed || r == kustomize }
 
 var (
 	objectMetaType, _    = schema.Named("ObjectMeta")
 	podTemplateType, _   = schema.Named("PodTemplateSpec")
 	labelSelectorType, _ = schema.Named("LabelSelector")
-	stringMapType        = func() schema.Type { l, _ := objectMetaType.Field("labels"); return l }()
+	kustomizationType, _ = schema.Named("Kustomization")
 )
 
 // walker is one walk's state, kept from one object to the next (most
@@ -220,7 +222,7 @@ func (w *walker) walk(obj *manifest.Object) {
 		active &^= builtinOnly
 		switch {
 		case obj.Kind == "Kustomization" && obj.Group() == "kustomize.config.k8s.io":
-			root.reading = kustomization
+			root.Type, root.Typed, root.reading = kustomizationType, true, kustomize
 		case obj.Kind == "CustomResourceDefinition":
 			root.reading = crd
 		default:
@@ -286,7 +288,7 @@ func (w *walker) visit(c *Cursor, d int, active uint64) {
 			}
 			w.path = append(w.path[:d], manifest.PathElem{Key: k.Value, Index: -1})
 			child := w.cursor(d + 1)
-			*child = Cursor{Node: v, Type: t, Typed: r == typed, Path: w.path[: d+1 : d+1], Key: k, Parent: c, reading: r}
+			*child = Cursor{Node: v, Type: t, Typed: r.isTyped(), Path: w.path[: d+1 : d+1], Key: k, Parent: c, reading: r}
 			w.visit(child, d+1, w.plain(v, active))
 		}
 	case yaml.SequenceNode:
@@ -297,7 +299,7 @@ func (w *walker) visit(c *Cursor, d int, active uint64) {
 		for i, v := range n.Content {
 			child := w.cursor(d + 1)
 			w.path = append(w.path[:d], manifest.PathElem{Index: i})
-			*child = Cursor{Node: v, Type: t, Typed: r == typed, Path: w.path[: d+1 : d+1], Parent: c, reading: r}
+			*child = Cursor{Node: v, Type: t, Typed: r.isTyped(), Path: w.path[: d+1 : d+1], Parent: c, reading: r}
 			w.visit(child, d+1, w.plain(v, active))
 		}
 	}
@@ -328,35 +330,21 @@ func isField(k *yaml.Node) bool { return k.Kind == yaml.ScalarNode && !IsMergeKe
 // typed.
 func entryReading(c *Cursor, k, v *yaml.Node) (schema.Type, reading) {
 	switch c.reading {
-	case typed:
+	case typed, kustomize:
 		switch t := c.Type; t.Kind() {
 		case schema.Struct:
 			if isField(k) {
 				if ft, ok := t.Field(KeyText(k)); ok {
-					return ft, typed
+					return below(ft, c.reading)
 				}
 			}
 		case schema.Map:
-			return t.Elem(), typed
+			return below(t.Elem(), c.reading)
 		case schema.Unknown:
 			return guess(k, v)
 		}
-	// The frames pick their entries as MapGet does: the first of a
+	// The CRD frame picks its entry as MapGet does: the first of a
 	// repeated key.
-	case kustomization:
-		n := c.Node
-		switch {
-		case v == manifest.MapGet(n, "metadata"):
-			return objectMetaType, typed
-		case v == manifest.MapGet(n, "commonLabels") || v == manifest.MapGet(n, "commonAnnotations"):
-			return stringMapType, typed
-		case v == manifest.MapGet(n, "labels") && v.Kind == yaml.SequenceNode:
-			return schema.Type{}, kustomizationLabels
-		}
-	case kustomizationLabel:
-		if v == manifest.MapGet(c.Node, "pairs") {
-			return stringMapType, typed
-		}
 	case crd:
 		if v == manifest.MapGet(c.Node, "metadata") {
 			return objectMetaType, typed
@@ -368,17 +356,26 @@ func entryReading(c *Cursor, k, v *yaml.Node) (schema.Type, reading) {
 // itemReading returns how the items of the sequence at c are typed.
 func itemReading(c *Cursor) (schema.Type, reading) {
 	switch c.reading {
-	case typed:
+	case typed, kustomize:
 		switch c.Type.Kind() {
 		case schema.List:
-			return c.Type.Elem(), typed
+			return below(c.Type.Elem(), c.reading)
 		case schema.Unknown:
 			return schema.Type{}, typed
 		}
-	case kustomizationLabels:
-		return schema.Type{}, kustomizationLabel
 	}
 	return schema.Type{}, outside
+}
+
+// below is how a child of type t is read under a node read as r. A
+// kustomization's fields of no known type (helm values) are data that
+// kustomize hands on to another tool, not objects: nothing is guessed
+// there.
+func below(t schema.Type, r reading) (schema.Type, reading) {
+	if r == kustomize && t.Kind() == schema.Unknown {
+		return t, outside
+	}
+	return t, r
 }
 
 // guess types the values of a mapping of Unknown type (a custom resource,

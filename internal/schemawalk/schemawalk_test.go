@@ -104,23 +104,44 @@ labels:
   - pairs: {c: d}
     includeSelectors: true
 resources: [x.yaml]
+images: [{name: web, newTag: v1}]
+replicas: [{name: web, count: 2}]
+helmCharts:
+  - name: chart
+    valuesInline:
+      metadata: {labels: {e: f}}
 `,
-		want: `untyped 
-untyped apiVersion
-untyped kind
+		want: `typed : Kustomization
+typed apiVersion: string
+typed kind: string
 typed metadata: ObjectMeta
 typed metadata.name: string
-untyped metadata
-untyped metadata.name
+typed metadata: ObjectMeta
+typed metadata.name: string
 typed commonLabels: map
 typed commonLabels.a: string
-untyped labels
-untyped labels[0]
+typed labels: array
+typed labels[0]: Label
 typed labels[0].pairs: map
 typed labels[0].pairs.c: string
-untyped labels[0].includeSelectors
-untyped resources
-untyped resources[0]
+typed labels[0].includeSelectors: boolean
+typed resources: array
+typed resources[0]: string
+typed images: array
+typed images[0]: Image
+typed images[0].name: string
+typed images[0].newTag: string
+typed replicas: array
+typed replicas[0]: Replica
+typed replicas[0].name: string
+typed replicas[0].count: integer
+typed helmCharts: array
+typed helmCharts[0]: HelmChart
+typed helmCharts[0].name: string
+typed helmCharts[0].valuesInline: map
+untyped helmCharts[0].valuesInline.metadata
+untyped helmCharts[0].valuesInline.metadata.labels
+untyped helmCharts[0].valuesInline.metadata.labels.e
 `,
 	}, {
 		name: "crd",
