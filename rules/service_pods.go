@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -38,7 +39,9 @@ and Services whose own application (its kustomize root, or the directory of plai
 manifests) makes no pods in the Service's namespace, or holds there custom
 resources of kinds shipshape does not know (or, in any namespace, the
 CustomResourceDefinitions of an operator, which may make pods or label its own at run
-time), or holds a file skipped as a template
+time, unless a template of the operator carries the selector but for one entry it
+carries misspelt: ` + "`control-plane: controller-manger`" + ` beside
+` + "`control-plane: controller-manager`" + `), or holds a file skipped as a template
 (` + "`replicas: {{replicas}}`" + ` filled in by a script) or a file of a kustomize root that
 did not render (a remote base, a missing file), whose objects are unknown: their
 pods come from elsewhere (a Helm release, an operator, another repository, a
@@ -217,10 +220,13 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 	}
 	for i, s := range summaries {
 		app := nsName{p.Application(i), s.ns}
-		if s.svc == nil || managed[nsName{s.ns, s.svc.name}] || unknown[app] || operator[p.Application(i)] || p.Unread(p.Application(i)) || !makesPods[app] {
+		if s.svc == nil || managed[nsName{s.ns, s.svc.name}] || unknown[app] || p.Unread(p.Application(i)) || !makesPods[app] {
 			continue
 		}
 		if ix := templates[s.ns]; ix != nil {
+			if operator[p.Application(i)] && !ix.misspelt(s.svc.selector) {
+				continue
+			}
 			if f, ok := noPodsFinding(s.ns, s.svc, ix); ok {
 				p.Report(f)
 			}
@@ -282,6 +288,72 @@ func (ix *podIndex) carried(sel map[string]string) bool {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// misspelt reports whether a template carries all of sel but one entry,
+// which it carries with a key or a value one typing slip away
+// (control-plane=controller-manger): a Service an operator's bundle
+// misspelt selects none of the operator's own pods, whatever pods the
+// operator makes at run time carry (they do not carry near-misses of its
+// labels).
+func (ix *podIndex) misspelt(sel map[string]string) bool {
+	for _, t := range ix.all {
+		slips := 0
+		for k, v := range sel {
+			if t.has(k, v) {
+				continue
+			}
+			slips++
+			if slips > 1 || !t.nearly(k, v) {
+				slips = 2
+				break
+			}
+		}
+		if slips == 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// nearly reports whether p's pods carry k with a value one slip from v,
+// or v under a key one slip from k; words shorter than four letters are
+// too short to tell a slip from another word.
+func (p *pods) nearly(k, v string) bool {
+	if have, ok := p.fixed[k]; ok && len(v) >= 4 && oneSlip(have, v) {
+		return true
+	}
+	if len(k) < 4 {
+		return false
+	}
+	for have, hv := range p.fixed {
+		if hv == v && oneSlip(have, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// oneSlip reports whether a and b differ by one inserted, deleted or
+// replaced byte, or two adjacent bytes swapped.
+func oneSlip(a, b string) bool {
+	if a == b {
+		return false
+	}
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	switch len(b) - len(a) {
+	case 0:
+		return a[i+1:] == b[i+1:] || i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
+	case 1:
+		return a[i:] == b[i+1:]
 	}
 	return false
 }
@@ -356,9 +428,18 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex) (analysis.Fin
 		}
 	}
 	f.Line, f.Column, f.Field = e.line, e.column, manifest.Keys("spec", "selector", e.key).String()
+	// What the closest carries under the keys it lacks shows a slip
+	// (control-plane=controller-manager, not controller-manger).
+	carries := slices.Clone(has)
+	for _, l := range lacks {
+		k, _, _ := strings.Cut(l, "=")
+		if w, ok := closest.fixed[k]; ok {
+			carries = append(carries, k+"="+w)
+		}
+	}
 	what := "has none of them"
-	if len(has) > 0 {
-		what = "has " + strings.Join(has, ", ") + " but not " + strings.Join(lacks, ", ")
+	if len(carries) > 0 {
+		what = "has " + strings.Join(carries, ", ") + " but not " + strings.Join(lacks, ", ")
 	} else {
 		what += " (" + strings.Join(lacks, ", ") + ")"
 	}

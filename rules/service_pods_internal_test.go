@@ -61,3 +61,26 @@ func TestPodIndex(t *testing.T) {
 	}
 	t.Logf("%d selectors carried", carried)
 }
+
+func TestOneSlip(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"controller-manager", "controller-manger", true}, // deleted
+		{"controller-manger", "controller-manager", true}, // inserted
+		{"controller-manager", "controller-mansger", true},
+		{"controller-manager", "controller-mnaager", true}, // swapped
+		{"manager", "manager", false},
+		{"manager", "mangaer-x", false},
+		{"web", "api", false},
+		{"ab", "ba", true},
+		{"abc", "acb", true},
+		{"abcd", "badc", false},
+		{"", "a", true},
+	} {
+		if got := oneSlip(tc.a, tc.b); got != tc.want {
+			t.Errorf("oneSlip(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
