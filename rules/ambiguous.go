@@ -51,7 +51,10 @@ text read (` + "`1.10`" + ` stays "1.10"). A value kustomize keeps is reported i
 warning (it is wrong only where the file is applied as written), and not at all in a
 patch, which never is. What a JSON patch (read as YAML 1.1) or a patch written inline in a
 kustomization leaves in a string field of the rendered object, a bare number or
-boolean, is reported at the op or the line of the inline patch that sets it.
+boolean, is reported at the op or the line of the inline patch that sets it; so is
+an annotation a JSON-patch op sets, which kustomize writes back as the text of what
+it read (` + "`1.20`" + ` becomes "1.2", ` + "`0755`" + ` "493"): a string the API server takes, not the one
+the patch shows.
 A kustomization itself kustomize reads as YAML 1.1 into its own Go types: a boolean
 or a number in any of its string fields (` + "`commonLabels`, `labels[].pairs`, `namespace`," + `
 ` + "`images[].newTag`, `patches[].target.name`, `helmCharts[].version`" + `, ...) makes it reject
@@ -125,10 +128,14 @@ func visitRendered(p *analysis.Pass) schemawalk.Visitor {
 		switch c.Type.Kind() {
 		case schema.String:
 			n := c.Node
-			if n.Kind != yaml.ScalarNode || n.Style != 0 {
+			if n.Kind != yaml.ScalarNode {
 				return false
 			}
-			if n.Tag != "!!bool" && n.Tag != "!!int" && n.Tag != "!!float" {
+			if keepsText(c) {
+				opValueAsText(p, c)
+				return false
+			}
+			if n.Style != 0 || n.Tag != "!!bool" && n.Tag != "!!int" && n.Tag != "!!float" {
 				return false
 			}
 			v, changed := yaml11.Kustomize(n.Value)
@@ -144,6 +151,26 @@ func visitRendered(p *analysis.Pass) schemawalk.Visitor {
 		}
 		return false
 	}}
+}
+
+// opValueAsText judges an annotation of a rendered object that a JSON-patch
+// op set: kustomize reads the op's value as YAML 1.1 (1.20 is the number
+// 1.2, 0755 is 493, yes is true) and then writes the annotation back as
+// the text of that (see keepsText): a string the API server takes, but not
+// the one the patch shows.
+func opValueAsText(p *analysis.Pass, c *schemawalk.Cursor) {
+	path := c.Path.String()
+	src := p.JSONPatchValue(path)
+	if src == nil || src.Kind != yaml.ScalarNode || src.Style != 0 {
+		return
+	}
+	v, ok := yaml11.Resolve(src.Value)
+	if !ok || v.Kind == yaml11.String || v.Kind == yaml11.Null || c.Node.Value == src.Value {
+		return
+	}
+	p.Report(c.Node, path, p.Quote(c.Node, "quote the value"),
+		"%s is rendered by kustomize as the string %q: it reads the JSON patch's %s as YAML 1.1, %s; quote the value in the patch",
+		path, c.Node.Value, src.Value, v.Describe())
 }
 
 // scalarChecker judges the string positions of one object.

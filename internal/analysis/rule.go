@@ -86,11 +86,32 @@ type Pass struct {
 	// Config is the run's configuration; never nil.
 	Config *config.Config
 	report func(Finding)
+	// jsonPatch finds the op value behind a rendered value (see
+	// JSONPatchValue); nil for objects not rendered.
+	jsonPatch func(path string) *yaml.Node
 }
 
 // NewPass is for drivers: it binds a rule and an object to a sink.
 func NewPass(r *Rule, obj *manifest.Object, cfg *config.Config, report func(Finding)) *Pass {
 	return &Pass{Rule: r, Object: obj, Config: cfg, report: report}
+}
+
+// WithJSONPatch is for drivers of rendered objects: find returns the value
+// node, as written, of the JSON-patch op that set the value at a path.
+func (p *Pass) WithJSONPatch(find func(path string) *yaml.Node) *Pass {
+	p.jsonPatch = find
+	return p
+}
+
+// JSONPatchValue returns, for an object kustomize rendered (Rule.Rendered),
+// the value as written in the JSON-patch op that set the value at path, or
+// nil when no op did. kustomize reads an op's value as YAML 1.1: the
+// source says what the rendered value was written as.
+func (p *Pass) JSONPatchValue(path string) *yaml.Node {
+	if p.jsonPatch == nil {
+		return nil
+	}
+	return p.jsonPatch(path)
 }
 
 // Report records a finding at node n. path is the dotted field path.

@@ -211,7 +211,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		judged := make([]*FileResult, len(results))
 		e.parallel(len(results), func(i int) {
 			if results[i].Problem == nil {
-				judged[i] = e.judgeRendered(results[i])
+				judged[i] = e.judgeRendered(t.renderer, results[i])
 			}
 		})
 		renders <- rendering{results, judged}
@@ -417,12 +417,22 @@ func (t *tree) dropFailed(results []*render.Result) {
 // and returns them as a pseudo-file: its own findings (not placed yet) and
 // what the cross-resource rules need, with the root's directory as the
 // application, as Argo CD and Flux name it (their path).
-func (e *Engine) judgeRendered(r *render.Result) *FileResult {
+func (e *Engine) judgeRendered(rd *render.Renderer, r *render.Result) *FileResult {
 	objs := make([]*manifest.Object, len(r.Objects))
 	for i, o := range r.Objects {
 		objs[i] = &manifest.Object{Resource: o.Resource, File: renderedFile(r.Root.File), Doc: i, Node: o.Node, Item: -1, Root: r.Root.File}
 	}
-	fr := &FileResult{own: e.checkObjects(objs, nil, true)}
+	jsonPatch := func(doc int, path string) *yaml.Node {
+		p, err := render.ParsePath(path)
+		if err != nil {
+			return nil
+		}
+		if l := rd.Locate(r, r.Objects[doc], p); l.Source == render.FromJSONPatch {
+			return l.Value
+		}
+		return nil
+	}
+	fr := &FileResult{own: e.checkObjects(objs, nil, jsonPatch)}
 	for _, obj := range objs {
 		e.observe(fr, obj, objectKey{obj.Doc, -1}, r.Root.Dir)
 	}
@@ -651,7 +661,12 @@ func (e *Engine) record(t *tree, files map[string]*FileResult, f analysis.Findin
 // when the file is judged as written. Inline patches are shifted alike:
 // loc's position is already translated to the kustomization.
 func atValue(f analysis.Finding, k, v *yaml.Node, loc render.Location) render.Location {
-	if k == nil || loc.Key == nil || loc.Value == nil || f.Line != v.Line || f.Column != v.Column || k.Line == v.Line && k.Column == v.Column {
+	if k == nil || loc.Key == nil || loc.Value == nil {
+		return loc
+	}
+	// A value kustomize made (an annotation it wrote back) has the
+	// position of its key, none: a fix that quotes it says it is the value.
+	if (f.Line != v.Line || f.Column != v.Column || k.Line == v.Line && k.Column == v.Column) && !quotesValue(f) {
 		return loc
 	}
 	loc.Line += loc.Value.Line - loc.Key.Line
@@ -697,6 +712,19 @@ func (t *tree) carry(res *render.Result, o *render.Object, fix *analysis.Fix, lo
 		out.Edits = append(out.Edits, e)
 	}
 	return out, ""
+}
+
+// quotesValue reports whether f's fix quotes the value of its field.
+func quotesValue(f analysis.Finding) bool {
+	if f.Fix == nil {
+		return false
+	}
+	for _, e := range f.Fix.Edits {
+		if e.Op == analysis.Quote && !e.OnKey && e.Path.String() == f.Field {
+			return true
+		}
+	}
+	return false
 }
 
 // quotesOpValue reports whether e quotes a scalar inside the value of

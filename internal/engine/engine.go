@@ -18,6 +18,8 @@ import (
 	"slices"
 	"sync"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
@@ -604,7 +606,7 @@ func (e *Engine) lint(f *manifest.File, ig lineIgnores) []analysis.Finding {
 			r.CheckFile(analysis.NewFilePass(r, f, e.cfg, sink))
 		}
 	}
-	out = e.checkObjects(f.Objects, out, false)
+	out = e.checkObjects(f.Objects, out, nil)
 	kept := out[:0]
 	for _, fd := range out {
 		if ig.suppresses(fd.Line, fd.Rule) {
@@ -619,10 +621,13 @@ func (e *Engine) lint(f *manifest.File, ig lineIgnores) []analysis.Finding {
 
 // checkObjects runs the per-object rules over objs, appending to out.
 // The sources of rendered roots (obj.Kustomize) get the Source rules only,
-// and rendered objects every rule but those.
+// and rendered objects (jsonPatch not nil: it finds the JSON-patch op value
+// behind a value of object doc, see Pass.JSONPatchValue) every rule but
+// those, which have their Rendered visitor.
 //
 // The rules that visit the typed walk share one walk of each object.
-func (e *Engine) checkObjects(objs []*manifest.Object, out []analysis.Finding, rendered bool) []analysis.Finding {
+func (e *Engine) checkObjects(objs []*manifest.Object, out []analysis.Finding, jsonPatch func(doc int, path string) *yaml.Node) []analysis.Finding {
+	rendered := jsonPatch != nil
 	sink := func(fd analysis.Finding) { out = append(out, fd) }
 	var buf [8]schemawalk.Visitor
 	for _, obj := range objs {
@@ -635,6 +640,8 @@ func (e *Engine) checkObjects(objs []*manifest.Object, out []analysis.Finding, r
 			}
 			p := analysis.NewPass(r, obj, e.cfg, sink)
 			if rendered && r.Source {
+				doc := obj.Doc
+				p.WithJSONPatch(func(path string) *yaml.Node { return jsonPatch(doc, path) })
 				visitors = append(visitors, r.Rendered(p))
 				continue
 			}
@@ -669,7 +676,7 @@ func (e *Engine) LintObjects(objs []*manifest.Object) []analysis.Finding {
 		var wg sync.WaitGroup
 		for i := range n {
 			wg.Go(func() {
-				parts[i] = e.checkObjects(objs[i*len(objs)/n:(i+1)*len(objs)/n], nil, false)
+				parts[i] = e.checkObjects(objs[i*len(objs)/n:(i+1)*len(objs)/n], nil, nil)
 			})
 		}
 		wg.Wait()
@@ -677,7 +684,7 @@ func (e *Engine) LintObjects(objs []*manifest.Object) []analysis.Finding {
 			out = append(out, p...)
 		}
 	} else {
-		out = e.checkObjects(objs, nil, false)
+		out = e.checkObjects(objs, nil, nil)
 	}
 	// One pseudo-file holds them all, so that Finish orders and
 	// suppresses as for files.

@@ -1151,6 +1151,11 @@ func renamed(src, rlist *yaml.Node, mk string, i int) bool {
 func containsOp(r, src *yaml.Node) bool {
 	if r != nil && src != nil && r.Kind == yaml.ScalarNode && src.Kind == yaml.ScalarNode && src.Style == 0 {
 		if v, ok := yaml11.Resolve(src.Value); ok {
+			if r.ShortTag() == "!!str" && r.Value == v.Text {
+				// An annotation: kustomize wrote the value back as its
+				// text (1.20 read as 1.2 is "1.2").
+				return true
+			}
 			var a any
 			if r.Decode(&a) != nil {
 				return false
