@@ -242,8 +242,10 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 			<-rendered
 			ctx := t.readsAs(in.Path)
 			if t.templated[t.key(in.Path)] {
+				// Read (its lines count), but neither judged nor seen by
+				// the cross-resource rules.
 				fr := e.lintFile(in, data, ctx)
-				fr.own = nil
+				fr.own, fr.summaries = nil, nil
 				return fr
 			}
 			if ctx.Kustomize == nil { // every root reaching it failed
