@@ -363,23 +363,27 @@ func (g *Graph) Reaches(root *Kustomization) []string {
 // (RefEmbed): what they hold is a ConfigMap's or Secret's text, not
 // objects kustomize reads, so they are judged as written, as whatever
 // applies that text reads them.
-func (g *Graph) Embedded(root *Kustomization) map[string]bool {
-	embedded, read := map[string]bool{}, map[string]bool{}
+func (g *Graph) Embedded(root *Kustomization) map[string]bool { return onlyAs(root, RefEmbed) }
+
+// onlyAs returns the files root reaches as entries of kind, and as no
+// other.
+func onlyAs(root *Kustomization, kind RefKind) map[string]bool {
+	as, other := map[string]bool{}, map[string]bool{}
 	walkGraph(root, func(k *Kustomization) {
 		for _, r := range k.Refs {
 			if r.Target == nil && r.Path != "" {
-				if r.Kind == RefEmbed {
-					embedded[r.Path] = true
+				if r.Kind == kind {
+					as[r.Path] = true
 				} else {
-					read[r.Path] = true
+					other[r.Path] = true
 				}
 			}
 		}
 	})
-	for f := range read {
-		delete(embedded, f)
+	for f := range other {
+		delete(as, f)
 	}
-	return embedded
+	return as
 }
 
 // SelectorLabels returns the labels that the kustomizations reaching
@@ -438,24 +442,7 @@ func selectorLabels(k *Kustomization) map[string]string {
 
 // Patches returns the files root reaches only as patches (RefPatch): their
 // objects are partial, merged into others, never applied as written.
-func (g *Graph) Patches(root *Kustomization) map[string]bool {
-	patches, other := map[string]bool{}, map[string]bool{}
-	walkGraph(root, func(k *Kustomization) {
-		for _, r := range k.Refs {
-			if r.Target == nil && r.Path != "" {
-				if r.Kind == RefPatch {
-					patches[r.Path] = true
-				} else {
-					other[r.Path] = true
-				}
-			}
-		}
-	})
-	for f := range other {
-		delete(patches, f)
-	}
-	return patches
-}
+func (g *Graph) Patches(root *Kustomization) map[string]bool { return onlyAs(root, RefPatch) }
 
 func reaches(root *Kustomization) []string {
 	set := map[string]bool{}
