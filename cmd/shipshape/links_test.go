@@ -80,3 +80,63 @@ func TestLinkedDirectories(t *testing.T) {
 		t.Errorf("app/base is no longer a link: %v %v", st, err)
 	}
 }
+
+// TestLinkedFiles: a link to a YAML file in a directory is read, as
+// kubectl apply -f DIR and Argo CD read it, once however many names reach
+// the file: its objects belong to the directory of the link.
+func TestLinkedFiles(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	top, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	deploy := func(name, labels string) string {
+		return "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + name + "\n  labels: {" + labels + "}\nspec:\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: c\n        image: nginx:1.27\n"
+	}
+	for name, content := range map[string]string{
+		"app/web.yaml":      deploy("web", "tier: front"),
+		"shared/agent.yaml": deploy("agent", "active: yes"),
+	} {
+		p := filepath.Join(top, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../shared/agent.yaml", filepath.Join(top, "app/agent.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink("missing.yaml", filepath.Join(top, "app/dangling.yaml")) // skipped
+	t.Chdir(top)
+	for _, arg := range []string{".", "app"} {
+		out := runIn(t, top, exitOK, "lint", "--fail-on", "none", arg)
+		want := []string{
+			"app/agent.yaml:5:20: error ambiguous-scalar",
+			"app/agent.yaml:7:3: warning workload-selector-overlap: Deployment/agent",
+			"app/web.yaml:7:3: warning workload-selector-overlap: Deployment/web",
+			"1 error, 2 warnings",
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) != len(want) {
+			t.Fatalf("lint %s:\n%s", arg, out)
+		}
+		for i, w := range want {
+			if !strings.HasPrefix(lines[i], w) {
+				t.Errorf("lint %s, line %d: %s\nwant %s...", arg, i+1, lines[i], w)
+			}
+		}
+	}
+	// fix writes through the link only to a target inside the paths given.
+	if out := runIn(t, top, exitFindings, "fix", "app"); !strings.Contains(out, "outside the paths given") {
+		t.Errorf("fix app:\n%s", out)
+	}
+	runIn(t, top, exitOK, "fix", "--fail-on", "none", ".")
+	if got, _ := os.ReadFile(filepath.Join(top, "shared/agent.yaml")); !strings.Contains(string(got), `active: "yes"`) {
+		t.Errorf("shared/agent.yaml after fix .:\n%s", got)
+	}
+	if st, err := os.Lstat(filepath.Join(top, "app/agent.yaml")); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("app/agent.yaml is no longer a link: %v %v", st, err)
+	}
+}

@@ -482,7 +482,7 @@ func (t *tree) inputKey(in manifest.Input) string {
 	if in.Path == manifest.Stdin {
 		return in.Path
 	}
-	if in.Explicit {
+	if in.Explicit || in.Link {
 		return t.graph.Real(in.Path)
 	}
 	return t.graph.RealFile(in.Path)

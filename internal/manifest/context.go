@@ -47,10 +47,10 @@ func ContextFor(inputs []Input) []Input {
 		}
 	}
 	var out []Input
-	add := func(path string) {
-		if !have[path] {
-			have[path] = true
-			out = append(out, Input{Path: path, Context: true})
+	add := func(in Input) {
+		if !have[in.Path] {
+			have[in.Path] = true
+			out = append(out, Input{Path: in.Path, Context: true, Link: in.Link})
 		}
 	}
 	walked := map[string]bool{}
@@ -64,7 +64,7 @@ func ContextFor(inputs []Input) []Input {
 			if !walked[root] {
 				walked[root] = true
 				for c := range Walk([]string{root}, &errs) {
-					add(c.Path)
+					add(c)
 				}
 			}
 			continue
@@ -76,8 +76,9 @@ func ContextFor(inputs []Input) []Input {
 		walked[abs] = true
 		entries, _ := os.ReadDir(abs)
 		for _, e := range entries {
-			if e.Type().IsRegular() && IsYAMLName(e.Name()) {
-				add(filepath.Join(abs, e.Name()))
+			path := filepath.Join(abs, e.Name())
+			if ok, link := yamlFile(path, e); ok {
+				add(Input{Path: path, Link: link})
 			}
 		}
 	}

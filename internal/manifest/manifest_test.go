@@ -114,7 +114,9 @@ func TestCollect(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(root, "fifo.yaml"), 0o644); err != nil {
 		t.Logf("no FIFO: %v", err)
 	}
-	os.Symlink(root, filepath.Join(root, "sub", "loop"))
+	os.Symlink(root, filepath.Join(root, "sub", "loop"))                               // a directory: not followed
+	os.Symlink(filepath.Join(root, "a.yaml"), filepath.Join(root, "sub", "link.yaml")) // a file: read
+	os.Symlink("missing.yaml", filepath.Join(root, "sub", "dangling.yaml"))
 	in, errs := Collect([]string{root})
 	var got []string
 	for _, i := range in {
@@ -122,7 +124,7 @@ func TestCollect(t *testing.T) {
 		got = append(got, rel)
 	}
 	sort.Strings(got)
-	want := []string{"a.yaml", "b.yml", "dir with space/ü.yaml", "sub/d.YAML"}
+	want := []string{"a.yaml", "b.yml", "dir with space/ü.yaml", "sub/d.YAML", "sub/link.yaml"}
 	if len(got) != len(want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}

@@ -21,6 +21,9 @@ type Input struct {
 	// Context is set for files read only so that cross-resource rules see
 	// the whole application (see ContextFor): nothing is reported on them.
 	Context bool
+	// Link is set for a symbolic link to a regular file that a directory
+	// walk found: its real path is its target's, not its directory's.
+	Link bool
 }
 
 // WalkError is a path that could not be walked.
@@ -99,10 +102,9 @@ func Walk(paths []string, errs *[]WalkError) iter.Seq[Input] {
 					}
 					return nil
 				}
-				if !IsYAMLName(name) || !d.Type().IsRegular() {
-					return nil
+				if ok, link := yamlFile(path, d); ok {
+					add(Input{Path: path, Link: link})
 				}
-				add(Input{Path: path})
 				return nil
 			})
 			if err != nil {
@@ -134,6 +136,24 @@ func WalkDir(root string, fn fs.WalkDirFunc) error {
 		}
 		return fn(path, d, err)
 	})
+}
+
+// yamlFile reports whether the entry d at path, met in a directory, is a
+// YAML file to read: a regular file, or a symbolic link to one (link), as
+// kubectl apply -f DIR and Argo CD read it. A link to a directory is not
+// followed (a loop would trap the walk), nor is anything else special.
+func yamlFile(path string, d fs.DirEntry) (ok, link bool) {
+	if !IsYAMLName(d.Name()) {
+		return false, false
+	}
+	if d.Type().IsRegular() {
+		return true, false
+	}
+	if d.Type()&fs.ModeSymlink == 0 {
+		return false, false
+	}
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular(), true
 }
 
 type notRegular struct{}
