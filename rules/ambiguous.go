@@ -44,12 +44,13 @@ and ` + "`!!bool \"yes\"`" + ` is true for kubectl, while ` + "`!!str 3`" + ` is
 the value its anchor names: ` + "`*port`" + ` after ` + "`&port 8080`" + ` is the number 8080 wherever the
 anchor stands, and is reported at the alias.
 
-In a kustomize tree each file is judged as kustomize reads it: a base or a
-strategic-merge patch file with YAML 1.2 (` + "`yes`" + ` stays a string, ` + "`1.10`" + ` is the
-number 1.1), except an object's own annotations, which kustomize writes back as the
-text read (` + "`1.10`" + ` stays "1.10"). A value kustomize keeps is reported in a base as a
-warning (it is wrong only where the file is applied as written), and not at all in a
-patch, which never is. What a JSON patch (read as YAML 1.1) or a patch written inline in a
+In a kustomize tree each file is judged as kustomize reads it: a base with YAML 1.2
+(` + "`yes`" + ` stays a string, ` + "`1.10`" + ` is the number 1.1), except an object's own
+annotations, which kustomize writes back as the text read (` + "`1.10`" + ` stays "1.10"). A
+value kustomize keeps is reported in a base as a warning (it is wrong only where the
+file is applied as written). A strategic-merge patch file is judged where kustomize
+merges it, in the rendered object (a quoted value in the base keeps a plain ` + "`true`" + `
+of the patch a string), and reported at the patch. What a JSON patch (read as YAML 1.1) or a patch written inline in a
 kustomization leaves in a string field of the rendered object, a bare number or
 boolean, is reported at the op or the line of the inline patch that sets it; so is
 an annotation a JSON-patch op sets, which kustomize writes back as the text of what
@@ -308,9 +309,15 @@ func (w *scalarChecker) plain(c *schemawalk.Cursor, n *yaml.Node, inCollection, 
 			remedy = "kustomize rejects the kustomization: " + remedy
 		}
 		message = readAs(what+" is read by kustomize (YAML 1.1) as ", v, n.Value, isKey, remedy)
+	case obj.Kustomize != nil && obj.Patch:
+		// A strategic-merge patch the roots render: what kustomize makes
+		// of its value depends on the field it merges into (a quoted base
+		// value keeps a plain `true` a string), so it is judged in the
+		// rendered object (visitRendered), and placed here.
+		return
 	case obj.Kustomize != nil:
-		// Only kustomize reads this file (a base or patch of a root it
-		// renders): say what kustomize does with it.
+		// Only kustomize reads this file (a base of a root it renders):
+		// say what kustomize does with it.
 		if kv, changed := yaml11.Kustomize(n.Value); changed && !keepsText(c) {
 			message = readAs(what+" is rendered by kustomize as ", kv, n.Value, isKey, remedy)
 		} else {

@@ -589,7 +589,7 @@ func (e *Engine) place(t *tree, files map[string]*FileResult, f analysis.Finding
 			}
 		}
 	}
-	if e.source(f.Rule) && loc.Source != render.FromJSONPatch && loc.Block == nil {
+	if e.source(f.Rule) && loc.Source != render.FromJSONPatch && loc.Source != render.FromPatch && loc.Block == nil {
 		return // a file's value: judged in the file, as it is read
 	}
 	// A field a patch sets that the base sets too (an overlay's replicas

@@ -46,6 +46,9 @@ type Object struct {
 	Node *yaml.Node
 	// Partial marks kustomize patches: only value-level rules judge them.
 	Partial bool
+	// Patch is set when the file is listed as a patch (Context.Patch),
+	// not only guessed to be one (Partial).
+	Patch bool
 	// Assertion marks the objects of a kuttl or chainsaw test's assert or
 	// errors file (Partial too): compared with a cluster, never applied,
 	// and written with expressions for keys ("(replicas >= `1`)"), so only

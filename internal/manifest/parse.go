@@ -171,14 +171,14 @@ func (f *File) addObjects(root *yaml.Node, doc int, ctx Context, assertion bool)
 		for i, it := range items.Content {
 			if item := NewObject(it, f.Path, doc, partial); item != nil {
 				item.Assertion = assertion
-				item.SelectorLabels, item.Kustomize = ctx.SelectorLabels, ctx.Kustomize
+				item.SelectorLabels, item.Kustomize, item.Patch = ctx.SelectorLabels, ctx.Kustomize, ctx.Patch
 				item.Item = i
 				f.Objects = append(f.Objects, item)
 			}
 		}
 		return
 	}
-	obj.SelectorLabels, obj.Kustomize = ctx.SelectorLabels, ctx.Kustomize
+	obj.SelectorLabels, obj.Kustomize, obj.Patch = ctx.SelectorLabels, ctx.Kustomize, ctx.Patch
 	f.Objects = append(f.Objects, obj)
 }
 
