@@ -67,3 +67,16 @@ func TestFailedAtDecodeError(t *testing.T) {
 		})
 	}
 }
+
+func TestUnmatchedPatch(t *testing.T) {
+	for _, tc := range []struct{ msg, kind, name string }{
+		{`no resource matches strategic merge patch "Deployment.v1.apps/velero.[noNs]": no matches`, "Deployment", "velero"},
+		{`x: no resource matches strategic merge patch "ConfigMap.v1.[noGrp]/app.config.prod": y`, "ConfigMap", "app.config"},
+		{`accumulating resources: something else`, "", ""},
+	} {
+		kind, name, ok := unmatchedPatch(tc.msg)
+		if kind != tc.kind || name != tc.name || ok != (tc.kind != "") {
+			t.Errorf("unmatchedPatch(%q) = %q, %q, %v", tc.msg, kind, name, ok)
+		}
+	}
+}

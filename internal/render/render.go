@@ -344,6 +344,17 @@ func failedAt(root *Kustomization, msg string) *Problem {
 			return p
 		}
 	}
+	// A strategic-merge patch that matches nothing is named by the
+	// object it patches: "no resource matches strategic merge patch
+	// \"Deployment.v1.apps/velero.[noNs]\"".
+	if kind, name, ok := unmatchedPatch(msg); ok {
+		for _, r := range root.Refs {
+			if r.Kind == RefPatch && patchNames(r, kind, name) {
+				p.Line, p.Column = r.Node.Line, r.Node.Column
+				return p
+			}
+		}
+	}
 	// kustomize could not decode the kustomization itself: "json: cannot
 	// unmarshal bool into Go struct field Kustomization.commonLabels of
 	// type string" names the top-level field.
@@ -410,6 +421,43 @@ func (r *Renderer) run(root *Kustomization, trace bool) (m resmap.ResMap, err er
 		lr = types.LoadRestrictionsNone
 	}
 	return krusty.MakeKustomizer(Options(lr)).Run(fs, dir)
+}
+
+// unmatchedPatch reads the kind and name of the object a strategic-merge
+// patch kustomize could not apply names: its resource id is
+// KIND.VERSION.GROUP/NAME.NAMESPACE, a namespace having no dot.
+func unmatchedPatch(msg string) (kind, name string, ok bool) {
+	const lead = `no resource matches strategic merge patch "`
+	i := strings.Index(msg, lead)
+	if i < 0 {
+		return "", "", false
+	}
+	id, _, _ := strings.Cut(msg[i+len(lead):], `"`)
+	gvk, nn, found := strings.Cut(id, "/")
+	j := strings.LastIndexByte(nn, '.')
+	if !found || j <= 0 {
+		return "", "", false
+	}
+	kind, _, _ = strings.Cut(gvk, ".")
+	return kind, nn[:j], true
+}
+
+// patchNames reports whether the patch entry r holds a document of kind
+// and name: in its file, or written inline.
+func patchNames(r *Ref, kind, name string) bool {
+	var src []byte
+	if r.Inline {
+		src = []byte(r.Value)
+	} else if data, err := os.ReadFile(r.Path); err == nil {
+		src = data
+	}
+	docs, _ := manifest.DocumentRoots(src) // those before an error count
+	for _, doc := range docs {
+		if doc != nil && scalarOf(doc, "kind") == kind && scalarOf(mapGet(doc, "metadata"), "name") == name {
+			return true
+		}
+	}
+	return false
 }
 
 // usesOpenAPI reports whether any kustomization root reaches sets the
