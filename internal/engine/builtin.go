@@ -38,7 +38,8 @@ parse as YAML, or when it sits in a Helm chart's ` + "`templates/`" + ` director
 Chart.yaml) with ` + "`{{`" + ` in a plain value. A valid manifest whose ` + "`{{`" + ` are all inside
 string values or comments is linted: the injection templates of istio's and
 knative's release bundles, the ` + "`{{ $labels.pod }}`" + ` of kube-prometheus's alerting
-rules. A file with ytt's ` + "`#@`" + ` annotations is a ytt template. A kustomize root one of
+rules. A file with ytt's ` + "`#@`" + ` annotations is a ytt template, and one that does not parse
+as YAML and holds Jinja's ` + "`{% %}`" + ` (documentation snippets, Ansible) a Jinja template. A kustomize root one of
 whose kustomizations sets template markers (` + "`namespace: \"{{ .Release.Namespace }}\"`" + `,
 commonLabels) renders the source of a chart another tool makes: it gets this finding
 at the marker, is not rendered, and the files only it reads are not judged. Lint the rendered

@@ -40,6 +40,8 @@ func TestParse(t *testing.T) {
 		// Release bundles (istio, knative) carry injection templates in
 		// string values: valid manifests, linted.
 		{name: "braces in block, quoted scalars and comments", src: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: inject # {{ not a template }}\ndata:\n  t: |\n    {{ .Values.x }}\n  q: \"{{ .y }}\"\n  s: '{{ .z }}'\n", docs: 1, objects: []string{"ConfigMap/inject"}, firstLine: 1},
+		{name: "jinja", src: "{% raw %}\napiVersion: v1\nkind: ConfigMap\n{% endraw %}\n", template: "Jinja"},
+		{name: "jinja with braces", src: "{% raw %}\napiVersion: v1\ndata:\n  k: '{{ .v }}'\n{% endraw %}\n", template: "Jinja"},
 		{name: "ytt", src: "#@ load(\"@ytt:data\", \"data\")\napiVersion: v1\n", template: "ytt"},
 		{name: "patch directive", src: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n      containers:\n      - name: x\n        $patch: delete\n", docs: 1, objects: []string{"Deployment/a"}, partial: []bool{true}, firstLine: 1},
 		{name: "container without image", src: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec:\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n      containers: [{name: x, args: [y]}]\n", docs: 1, objects: []string{"Deployment/a"}, partial: []bool{true}, firstLine: 1},

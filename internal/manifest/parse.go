@@ -69,8 +69,14 @@ func Parse(path string, data []byte, ctx Context) *File {
 			break
 		}
 		if err != nil {
+			// Template markers and not YAML: a template. Jinja's {% %}
+			// (docs snippets, Ansible) first: Helm never writes them.
+			if jinja(f.Src) {
+				f.Template = "Jinja"
+				return f
+			}
 			if braces {
-				f.Template = "Helm/Go" // {{ and not YAML: a template
+				f.Template = "Helm/Go"
 				return f
 			}
 			// yaml.v3 stops at the first error; re-read document by
@@ -376,6 +382,12 @@ func templateKind(src []byte) string {
 		return "ytt"
 	}
 	return ""
+}
+
+// jinja reports whether src holds a Jinja statement ({% raw %}).
+func jinja(src []byte) bool {
+	i := bytes.Index(src, []byte("{%"))
+	return i >= 0 && bytes.Contains(src[i:], []byte("%}"))
 }
 
 // dataBraces counts the `{{` of docs that are text, not YAML structure:
