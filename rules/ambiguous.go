@@ -50,9 +50,9 @@ annotations, which kustomize writes back as the text read (` + "`1.10`" + ` stay
 value kustomize keeps is reported in a base as a warning (it is wrong only where the
 file is applied as written). A strategic-merge patch file is judged where kustomize
 merges it, in the rendered object (a quoted value in the base keeps a plain ` + "`true`" + `
-of the patch a string), and reported at the patch. What a JSON patch (read as YAML 1.1) or a patch written inline in a
-kustomization leaves in a string field of the rendered object, a bare number or
-boolean, is reported at the op or the line of the inline patch that sets it; so is
+of the patch a string), and reported at the patch. What a JSON patch (read as YAML
+1.1) or a patch written inline in a kustomization leaves in a string field of the
+rendered object, a bare number or boolean, is reported at the op or the line of the inline patch that sets it; so is
 an annotation a JSON-patch op sets, which kustomize writes back as the text of what
 it read (` + "`1.20`" + ` becomes "1.2", ` + "`0755`" + ` "493"): a string the API server takes, not the one
 the patch shows.
@@ -322,8 +322,8 @@ func (w *scalarChecker) plain(c *schemawalk.Cursor, n *yaml.Node, inCollection, 
 			message = readAs(what+" is rendered by kustomize as ", kv, n.Value, isKey, remedy)
 		} else {
 			if obj.Partial {
-				// A patch is never applied as written, and what
-				// kustomize makes of it is right.
+				// What looks like a patch is never applied as written,
+				// and what kustomize makes of it is right.
 				return
 			}
 			// kustomize keeps the text (and quotes it on output): what
