@@ -160,6 +160,11 @@ func visitRendered(p *analysis.Pass) schemawalk.Visitor {
 // the text of that (see keepsText): a string the API server takes, but not
 // the one the patch shows.
 func opValueAsText(p *analysis.Pass, c *schemawalk.Cursor) {
+	// Only text YAML 1.1 prints for a boolean or a number can be one:
+	// most annotations (URLs, JSON, names) are not worth the lookup.
+	if v, ok := yaml11.Resolve(c.Node.Value); !ok || v.Kind == yaml11.String || v.Kind == yaml11.Null || v.Text != c.Node.Value {
+		return
+	}
 	path := c.Path.String()
 	src := p.JSONPatchValue(path)
 	if src == nil || src.Kind != yaml.ScalarNode || src.Style != 0 {
