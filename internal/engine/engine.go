@@ -717,10 +717,7 @@ func (e *Engine) read(in manifest.Input) ([]byte, error) {
 	var data []byte
 	var err error
 	if in.Path == manifest.Stdin {
-		data, err = io.ReadAll(io.LimitReader(e.Stdin, e.MaxFileSize+1))
-		if err == nil && int64(len(data)) > e.MaxFileSize {
-			err = manifest.ErrOverLimit{Size: -1, Limit: e.MaxFileSize}
-		}
+		data, err = manifest.ReadAll(e.Stdin, e.MaxFileSize)
 	} else {
 		data, err = manifest.ReadRegular(in.Path, e.MaxFileSize)
 	}

@@ -131,15 +131,16 @@ func readKustomization(dir string) *kustomization {
 			PatchesJSON6902       []struct {
 				Path string `yaml:"path"`
 			} `yaml:"patchesJson6902"`
-			CommonLabels map[string]string `yaml:"commonLabels"`
-			Labels       []struct {
-				Pairs            map[string]string `yaml:"pairs"`
-				IncludeSelectors bool              `yaml:"includeSelectors"`
-			} `yaml:"labels"`
 		}
 		// A kustomization we cannot read only loses these hints; the file
 		// itself is linted on its own and reports its own errors.
-		_ = yaml.Unmarshal(data, &k)
+		var doc yaml.Node
+		_ = yaml.Unmarshal(data, &doc)
+		var root *yaml.Node
+		if len(doc.Content) > 0 {
+			root = doc.Content[0]
+			_ = root.Decode(&k)
+		}
 		kz := &kustomization{patches: map[string]bool{}, resources: map[string]bool{}}
 		add := func(set map[string]bool, p string) {
 			// Inline patches are YAML text, not paths.
@@ -159,21 +160,36 @@ func readKustomization(dir string) *kustomization {
 		for _, p := range k.PatchesJSON6902 {
 			add(kz.patches, p.Path)
 		}
-		labels := map[string]string{}
-		for key, v := range k.CommonLabels {
-			labels[key] = v
-		}
-		for _, l := range k.Labels {
-			if l.IncludeSelectors {
-				for key, v := range l.Pairs {
-					labels[key] = v
-				}
-			}
-		}
-		if len(labels) > 0 {
-			kz.selectorLabels = labels
-		}
+		kz.selectorLabels = SelectorLabelsOf(root)
 		return kz
 	}
 	return nil
+}
+
+// SelectorLabelsOf returns the labels the kustomization doc adds to
+// selectors and pod templates (commonLabels, and labels with
+// includeSelectors), or nil.
+func SelectorLabelsOf(doc *yaml.Node) map[string]string {
+	var labels map[string]string
+	add := func(m *yaml.Node) {
+		if m == nil || m.Kind != yaml.MappingNode {
+			return
+		}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if labels == nil {
+				labels = map[string]string{}
+			}
+			labels[m.Content[i].Value] = m.Content[i+1].Value
+		}
+	}
+	add(MapGet(doc, "commonLabels"))
+	if l := MapGet(doc, "labels"); l != nil && l.Kind == yaml.SequenceNode {
+		for _, item := range l.Content {
+			var include bool
+			if v := MapGet(item, "includeSelectors"); v != nil && v.Decode(&include) == nil && include {
+				add(MapGet(item, "pairs"))
+			}
+		}
+	}
+	return labels
 }

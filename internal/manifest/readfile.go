@@ -14,8 +14,14 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 	return readRegular(path, limit)
 }
 
-// ErrOverLimit is what ReadRegular returns, wrapped, for a file over its
-// limit.
+// ReadAll reads r (standard input) to its end, refusing more than limit
+// bytes.
+func ReadAll(r io.Reader, limit int64) ([]byte, error) {
+	return readSized(r.Read, 0, limit)
+}
+
+// ErrOverLimit is what ReadRegular and ReadAll return for more than their
+// limit: Size is what stat said, or -1 when the bytes read said it.
 type ErrOverLimit struct{ Size, Limit int64 }
 
 func (e ErrOverLimit) Error() string {
@@ -25,7 +31,7 @@ func (e ErrOverLimit) Error() string {
 	return fmt.Sprintf("file is %d bytes, over the %d-byte limit (--max-file-size)", e.Size, e.Limit)
 }
 
-// readSized reads r to its end into a buffer of the size stat gave (a
+// readSized reads to the end into a buffer of the size stat gave (a
 // file that did not change fills it without growing: io.ReadAll starts at
 // 512 bytes and copies its way up), refusing more than limit bytes.
 func readSized(read func([]byte) (int, error), size, limit int64) ([]byte, error) {

@@ -32,7 +32,7 @@ func readRegular(path string, limit int64) ([]byte, error) {
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return nil, errNotRegular
 	}
-	data, err := readSized(func(b []byte) (int, error) {
+	return readSized(func(b []byte) (int, error) {
 		for {
 			n, err := syscall.Read(fd, b)
 			if err == syscall.EINTR {
@@ -44,5 +44,4 @@ func readRegular(path string, limit int64) ([]byte, error) {
 			return n, nil
 		}
 	}, st.Size, limit)
-	return data, err
 }

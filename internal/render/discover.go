@@ -116,7 +116,11 @@ type Graph struct {
 	listed  map[string]bool
 	fleet   map[string]bool             // real directories holding a fleet.yaml (see fleetOverlay)
 	reaches map[*Kustomization][]string // Reaches, computed once per root
-	real    realPaths
+	// labelled are the kustomizations that add labels to selectors,
+	// parents last (see SelectorLabels).
+	labelled     []labelled
+	labelledOnce sync.Once
+	real         realPaths
 }
 
 // Discover finds the kustomizations under paths and returns the graph and
@@ -390,54 +394,39 @@ func onlyAs(root *Kustomization, kind RefKind) map[string]bool {
 // file (real path) add to selectors (commonLabels, labels with
 // includeSelectors): for a file judged as written because its root did not
 // render, a parent's labels may complete its selectors. Any kustomization
-// of the graph counts, whichever root it is rendered under.
-// A parent, which reaches more files than the kustomizations it lists,
-// applies its labels after theirs: its value of a key wins.
+// of the graph counts, whichever root it is rendered under; a parent,
+// which reaches more files than the kustomizations it lists, applies its
+// labels after theirs, so its value of a key wins. Call it once Discover
+// has returned.
 func (g *Graph) SelectorLabels(file string) map[string]string {
-	type labelled struct {
-		k      *Kustomization
-		labels map[string]string
-	}
-	var found []labelled
-	for _, k := range g.ByDir {
-		if labels := selectorLabels(k); len(labels) > 0 && slices.Contains(g.Reaches(k), file) {
-			found = append(found, labelled{k, labels})
+	g.labelledOnce.Do(func() {
+		for _, k := range g.ByDir {
+			if k != nil && k.Doc != nil {
+				if labels := manifest.SelectorLabelsOf(k.Doc); labels != nil {
+					g.labelled = append(g.labelled, labelled{k, labels})
+				}
+			}
 		}
-	}
-	if len(found) == 0 {
-		return nil
-	}
-	slices.SortFunc(found, func(a, b labelled) int {
-		return cmp.Or(cmp.Compare(len(g.Reaches(a.k)), len(g.Reaches(b.k))), cmp.Compare(a.k.Dir, b.k.Dir))
+		slices.SortFunc(g.labelled, func(a, b labelled) int {
+			return cmp.Or(cmp.Compare(len(g.Reaches(a.k)), len(g.Reaches(b.k))), cmp.Compare(a.k.Dir, b.k.Dir))
+		})
 	})
-	out := map[string]string{}
-	for _, l := range found {
-		maps.Copy(out, l.labels)
+	var out map[string]string
+	for _, l := range g.labelled {
+		if _, found := slices.BinarySearch(g.Reaches(l.k), file); found {
+			if out == nil {
+				out = map[string]string{}
+			}
+			maps.Copy(out, l.labels)
+		}
 	}
 	return out
 }
 
-// selectorLabels are the labels k adds to selectors.
-func selectorLabels(k *Kustomization) map[string]string {
-	if k == nil || k.Doc == nil {
-		return nil
-	}
-	labels := map[string]string{}
-	add := func(m *yaml.Node) {
-		if m == nil || m.Kind != yaml.MappingNode {
-			return
-		}
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			labels[m.Content[i].Value] = m.Content[i+1].Value
-		}
-	}
-	add(mapGet(k.Doc, "commonLabels"))
-	for _, l := range seq(mapGet(k.Doc, "labels")) {
-		if v := mapGet(l, "includeSelectors"); v != nil && v.Value == "true" {
-			add(mapGet(l, "pairs"))
-		}
-	}
-	return labels
+// labelled is a kustomization that adds labels to selectors.
+type labelled struct {
+	k      *Kustomization
+	labels map[string]string
 }
 
 // Patches returns the files root reaches only as patches (RefPatch): their
