@@ -288,6 +288,7 @@ func TestKustomizeBuildsAfterFix(t *testing.T) {
 	for _, tc := range []struct{ name, refused string }{
 		{"kustomization-values", "cannot unmarshal bool into Go struct field Kustomization.commonLabels"},
 		{"kustomization-scalars", "cannot unmarshal number into Go struct field Image.images.newTag"},
+		{"kustomization-implied", "cannot unmarshal bool into Go struct field Kustomization.commonAnnotations"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -60,7 +60,7 @@ A kustomization itself kustomize reads as YAML 1.1 into its own Go types: a bool
 or a number in any of its string fields (` + "`commonLabels`, `labels[].pairs`, `namespace`," + `
 ` + "`images[].newTag`, `patches[].target.name`, `helmCharts[].version`" + `, ...) makes it reject
 the kustomization (integer and boolean fields such as ` + "`replicas[].count`" + `, and helm
-values, are not judged).
+values, are not judged), with or without its apiVersion and kind, which kustomize fills in.
 
 The fix double-quotes the value, keeping the text you wrote (in a JSON-patch file,
 the op's value; a patch inline in a kustomization is left to you, and so is a

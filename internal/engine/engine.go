@@ -313,7 +313,12 @@ func (e *Engine) LintFile(in manifest.Input, data []byte) *FileResult {
 // what the kustomization beside it says (Engine.context).
 func (e *Engine) lintFile(in manifest.Input, data []byte, ctx manifest.Context) *FileResult {
 	f := manifest.Parse(in.Path, data, ctx)
-	fr := &FileResult{Input: in, ignores: scanIgnores(f.Src), objects: len(f.Objects)}
+	fr := &FileResult{Input: in, ignores: scanIgnores(f.Src)}
+	for _, obj := range f.Objects {
+		if !obj.Implied {
+			fr.objects++
+		}
+	}
 	if !in.Context {
 		fr.own = e.lint(f, fr.ignores)
 	}

@@ -267,3 +267,33 @@ func TestReadRegularGrows(t *testing.T) {
 		t.Errorf("over the limit: %v", err)
 	}
 }
+
+func TestImpliedKustomization(t *testing.T) {
+	tests := []struct {
+		name, file, src string
+		want            string // apiVersion kind, "" for no object
+	}{
+		{"neither", "kustomization.yaml", "resources: [a.yaml]\n", "kustomize.config.k8s.io/v1beta1 Kustomization"},
+		{"kind only", "kustomization.yml", "kind: Kustomization\nresources: [a.yaml]\n", "kustomize.config.k8s.io/v1beta1 Kustomization"},
+		{"apiVersion only", "Kustomization", "apiVersion: kustomize.config.k8s.io/v1beta1\n", "kustomize.config.k8s.io/v1beta1 Kustomization"},
+		{"component kind only", "kustomization.yaml", "kind: Component\n", "kustomize.config.k8s.io/v1alpha1 Component"},
+		{"both: not implied", "kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n", ""},
+		{"another group", "kustomization.yaml", "apiVersion: kustomize.toolkit.fluxcd.io/v1\n", ""},
+		{"another kind", "kustomization.yaml", "kind: ConfigMap\n", ""},
+		{"another file", "resources.yaml", "resources: [a.yaml]\n", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Parse(filepath.Join("app", tc.file), []byte(tc.src), Context{})
+			got := ""
+			for _, o := range f.Objects {
+				if o.Implied {
+					got = o.APIVersion + " " + o.Kind
+				}
+			}
+			if got != tc.want {
+				t.Errorf("implied = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

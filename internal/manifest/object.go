@@ -54,6 +54,10 @@ type Object struct {
 	// and written with expressions for keys ("(replicas >= `1`)"), so only
 	// the rules about how a file is read judge them.
 	Assertion bool
+	// Implied marks the Kustomization of a kustomization file that leaves
+	// out apiVersion or kind: typed as kustomize reads it, but not counted
+	// as a resource, as a file without them never was.
+	Implied bool
 	// Item is the index within a `kind: List`, or -1.
 	Item int
 	// SelectorLabels are added to selectors and pod templates by the

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -169,6 +170,9 @@ func (f *File) addObjects(root *yaml.Node, doc int, ctx Context, assertion bool)
 	}
 	partial := ctx.Patch || assertion
 	obj := NewObject(root, f.Path, doc, partial)
+	if obj == nil && doc == 0 && isKustomizationFile(f.Path) {
+		obj = impliedKustomization(root, f.Path)
+	}
 	if obj == nil {
 		return // no apiVersion and kind: not a Kubernetes object
 	}
@@ -186,6 +190,31 @@ func (f *File) addObjects(root *yaml.Node, doc int, ctx Context, assertion bool)
 	}
 	obj.SelectorLabels, obj.Kustomize, obj.Patch = ctx.SelectorLabels, ctx.Kustomize, ctx.Patch
 	f.Objects = append(f.Objects, obj)
+}
+
+// impliedKustomization is the Kustomization of a kustomization file that
+// leaves out apiVersion or kind, as most do: kustomize fills them in
+// (types.FixKustomization), so its fields are typed all the same. nil
+// when the file names another kind or API group.
+func impliedKustomization(n *yaml.Node, file string) *Object {
+	av, kind := ScalarValue(MapGet(n, "apiVersion")), ScalarValue(MapGet(n, "kind"))
+	if kind == "" {
+		kind = "Kustomization"
+	}
+	if av == "" {
+		av = "kustomize.config.k8s.io/v1beta1"
+		if kind == "Component" {
+			av = "kustomize.config.k8s.io/v1alpha1"
+		}
+	}
+	if (kind != "Kustomization" && kind != "Component") || !strings.HasPrefix(av, "kustomize.config.k8s.io/") {
+		return nil
+	}
+	return &Object{Resource: Resource{APIVersion: av, Kind: kind}, File: file, Node: n, Item: -1, Implied: true}
+}
+
+func isKustomizationFile(path string) bool {
+	return slices.Contains(kustomizationNames, filepath.Base(path))
 }
 
 func isListKind(kind string) bool {
