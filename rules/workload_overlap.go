@@ -17,9 +17,11 @@ var workloadSelectorOverlap = Register(&analysis.Rule{
 	Summary:  "Two controllers in one application select the same pods",
 	Doc: `A controller owns the pods its selector matches. When one controller's selector
 also matches the pod template of another (a Deployment left beside the DaemonSet
-made from it, both ` + "`app: rng`" + `), a Service over those labels sends traffic to the
-pods of both, and controllers of one kind adopt and delete each other's pods (the
-Deployment documentation warns against overlapping selectors). Give each
+made from it, both ` + "`app: rng`" + `), a Service, PodDisruptionBudget or autoscaler over
+those labels spans the pods of both, and each controller adopts the pods (or
+ReplicaSets) of the other that are orphaned, as ` + "`kubectl delete --cascade=orphan`" + `
+leaves them (the Deployment documentation warns against overlapping selectors).
+Since ControllerRef, a controller no longer counts or takes pods another one owns. Give each
 controller a label of its own in both its selector and its template, or delete
 the one that was left over.
 
@@ -189,14 +191,8 @@ func finishOverlap(p *analysis.CrossPass, summaries []overlapSummary) {
 					continue
 				}
 				f := a.at
-				kindA, _, _ := strings.Cut(a.id, "/")
-				kindB, _, _ := strings.Cut(b.id, "/")
-				what := "a Service over these labels sends traffic to the pods of both"
-				if kindA == kindB {
-					what = "both controllers count and adopt each other's pods, and " + what
-				}
-				f.Message = fmt.Sprintf("%s's selector (%s) also selects the pods of %s (its template has %s): %s; give each its own label, or delete the one left over",
-					a.id, a.selector, b.id, why(a.selector, pb.fixed), what)
+				f.Message = fmt.Sprintf("%s's selector (%s) also selects the pods of %s (its template has %s): a Service or PodDisruptionBudget over these labels spans the pods of both, and each controller adopts the other's orphaned pods; give each its own label, or delete the one left over",
+					a.id, a.selector, b.id, why(a.selector, pb.fixed))
 				p.Report(f)
 				told[b.id] = true
 				break
