@@ -73,3 +73,38 @@ func TestRenderGolden(t *testing.T) {
 		})
 	}
 }
+
+// A file beside a kustomization that does not list it is applied with
+// none of what that kustomization builds: named alone (pre-commit), with
+// its repository as context, it is not compared with the files the
+// kustomization lists, as it is not when the repository is linted.
+func TestNamedFileBesideBase(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	repo := t.TempDir()
+	copyTree(t, "../../testdata/render/unlisted-beside-root", repo)
+	if err := os.Mkdir(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The base is rendered by an overlay, into another namespace.
+	if err := os.MkdirAll(filepath.Join(repo, "overlay"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "overlay", "kustomization.yaml"), []byte("namespace: kube-system\nresources:\n  - ../base\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(repo, "base")
+	for _, named := range [][]string{
+		{repo},
+		{filepath.Join(base, "node-windows.yaml")},
+		{filepath.Join(base, "node.yaml")},
+		{filepath.Join(base, "node.yaml"), filepath.Join(base, "node-windows.yaml")},
+		{base},
+	} {
+		for _, mode := range []string{"auto", "none"} {
+			out := runIn(t, repo, exitOK, append([]string{"lint", "--render", mode}, named...)...)
+			if !strings.HasPrefix(out, "no problems") {
+				t.Errorf("lint --render %s %v:\n%s", mode, named, out)
+			}
+		}
+	}
+}

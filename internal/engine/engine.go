@@ -287,6 +287,11 @@ func (e *Engine) application(path string) string {
 	return dir
 }
 
+// unlisted ends the application of the files in a kustomization's
+// directory that it does not list: one of their own, whose key is still
+// the directory up to its split suffix (see analysis.CrossPass.Unread).
+const unlisted = "\x01unlisted"
+
 // RunSource lints one file's bytes given in memory, as Run would lint
 // them read from path (the kustomization beside path included), keeping
 // the bytes for the fix driver.
@@ -312,6 +317,12 @@ func (e *Engine) LintFile(in manifest.Input, data []byte) *FileResult {
 // that read the file (ctx.Kustomize), judged as kustomize reads it, or
 // what the kustomization beside it says (Engine.context).
 func (e *Engine) lintFile(in manifest.Input, data []byte, ctx manifest.Context) *FileResult {
+	app := e.application(in.Path)
+	if ctx.Beside && in.Path != manifest.Stdin {
+		// Beside a kustomization that does not list it: not applied with
+		// what the directory's kustomization builds.
+		app += unlisted
+	}
 	f := manifest.Parse(in.Path, data, ctx)
 	fr := &FileResult{Input: in, ignores: scanIgnores(f.Src)}
 	for _, obj := range f.Objects {
@@ -323,10 +334,9 @@ func (e *Engine) lintFile(in manifest.Input, data []byte, ctx manifest.Context) 
 		fr.own = e.lint(f, fr.ignores)
 	}
 	if f.Template != "" && len(e.cross) > 0 {
-		fr.unreadApp = e.application(in.Path)
+		fr.unreadApp = app
 	}
 	if f.Template == "" && !fr.ignores.all() && len(e.cross) > 0 {
-		app := e.application(in.Path)
 		for _, obj := range f.Objects {
 			if obj.Partial || obj.Kustomize != nil {
 				continue

@@ -24,6 +24,10 @@ type Context struct {
 	// are rendered: its objects are sources (bases, patches), read by
 	// kustomize, not applied as written.
 	Kustomize []string
+	// Beside: the file's directory holds a kustomization that does not
+	// list it: a GitOps engine pointed at the directory applies what
+	// kustomize builds, so the file is not applied with the rest.
+	Beside bool
 }
 
 // Kustomizations reads the kustomization files next to the inputs, once
@@ -90,6 +94,9 @@ func (k *Kustomizations) ForListed(path string, listed Listed) Context {
 	dir := filepath.Dir(abs)
 	for i := 0; i < 3; i++ {
 		if kz := k.near(dir, listed); kz != nil {
+			if i == 0 && !kz.resources[abs] && !kz.patches[abs] {
+				ctx.Beside = true
+			}
 			if kz.patches[abs] {
 				ctx.Patch = true
 			}
