@@ -38,10 +38,11 @@ service-empty-selector), Services with an Endpoints or EndpointSlice of their ow
 and Services whose own application (its kustomize root, or the directory of plain
 manifests) makes no pods in the Service's namespace, or holds there custom
 resources of kinds shipshape does not know (or, in any namespace, the
-CustomResourceDefinitions of an operator, which may make pods or label its own at run
-time, unless a template of the operator carries the selector but for one entry it
-carries misspelt: ` + "`control-plane: controller-manger`" + ` beside
-` + "`control-plane: controller-manager`" + `), or holds a file skipped as a template
+CustomResourceDefinitions of an operator), which may make pods or label their own at
+run time, unless a pod template carries the selector but for one entry
+it carries misspelt (` + "`control-plane: controller-manger`" + ` beside
+` + "`control-plane: controller-manager`" + `: no operator makes pods under a near-miss of
+the labels written, and a kubebuilder bundle's cert-manager Certificate hides no typo), or holds a file skipped as a template
 (` + "`replicas: {{replicas}}`" + ` filled in by a script) or a file of a kustomize root that
 did not render (a remote base, a missing file), whose objects are unknown: their
 pods come from elsewhere (a Helm release, an operator, another repository, a
@@ -53,7 +54,7 @@ that shares a label with a template (` + "`app: metrics-server`" + ` and a stray
 ` + "`active: \"yes\"`" + `) is still reported. The pod templates themselves are
 searched across the whole repository. The finding points at a
 selector entry that no template carries and names the template that comes
-closest, or the controller that carries the selector in its own
+closest (lacking the fewest entries, those it carries one typing slip away first), or the controller that carries the selector in its own
 ` + "`metadata.labels`" + ` (which its pods do not get) when the Service was written against
 those.`,
 	Bad: `apiVersion: apps/v1
@@ -220,11 +221,15 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 	}
 	for i, s := range summaries {
 		app := nsName{p.Application(i), s.ns}
-		if s.svc == nil || managed[nsName{s.ns, s.svc.name}] || unknown[app] || p.Unread(p.Application(i)) || !makesPods[app] {
+		if s.svc == nil || managed[nsName{s.ns, s.svc.name}] || p.Unread(p.Application(i)) || !makesPods[app] {
 			continue
 		}
 		if ix := templates[s.ns]; ix != nil {
-			if operator[p.Application(i)] && !ix.misspelt(s.svc.selector) {
+			// Custom resources may make pods, or an operator label its
+			// own at run time, but not under a near-miss of the labels
+			// of the templates written (a cert-manager Certificate in a
+			// kubebuilder bundle hides no typo).
+			if (operator[p.Application(i)] || unknown[app]) && !ix.misspelt(s.svc.selector) {
 				continue
 			}
 			if f, ok := noPodsFinding(s.ns, s.svc, ix); ok {
@@ -300,22 +305,27 @@ func (ix *podIndex) carried(sel map[string]string) bool {
 // labels).
 func (ix *podIndex) misspelt(sel map[string]string) bool {
 	for _, t := range ix.all {
-		slips := 0
-		for k, v := range sel {
-			if t.has(k, v) {
-				continue
-			}
-			slips++
-			if slips > 1 || !t.nearly(k, v) {
-				slips = 2
-				break
-			}
-		}
-		if slips == 1 {
+		if t.lacking(sel) == 1 && t.slipsOnly(sel) {
 			return true
 		}
 	}
 	return false
+}
+
+// slipsOnly reports whether p's pods carry every entry of sel, or one a
+// typing slip away (see nearly), and lack one at least.
+func (p *pods) slipsOnly(sel map[string]string) bool {
+	slipped := false
+	for k, v := range sel {
+		if p.has(k, v) {
+			continue
+		}
+		if !p.nearly(k, v) {
+			return false
+		}
+		slipped = true
+	}
+	return slipped
 }
 
 // nearly reports whether p's pods carry k with a value one slip from v,
@@ -364,13 +374,19 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex) (analysis.Fin
 	if ix.carried(svc.selector) {
 		return analysis.Finding{}, false
 	}
-	// The closest template lacks the fewest entries (the first such);
-	// only its list is made.
+	// The closest template lacks the fewest entries, those it has one
+	// typing slip away first (app=workflow-controler is meant for the
+	// template with app=workflow-controller, not for the first of those
+	// that lack as many); only its list is made.
 	var closest *pods
-	fewest := 0
+	fewest, slip := 0, false
 	for _, c := range ix.all {
-		if n := c.lacking(svc.selector); closest == nil || n < fewest {
-			closest, fewest = c, n
+		n := c.lacking(svc.selector)
+		if closest != nil && n > fewest {
+			continue
+		}
+		if s := c.slipsOnly(svc.selector); closest == nil || n < fewest || s && !slip {
+			closest, fewest, slip = c, n, s
 		}
 	}
 	// A controller that carries the selector in its own metadata.labels,
