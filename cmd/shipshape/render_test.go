@@ -108,3 +108,21 @@ func TestNamedFileBesideBase(t *testing.T) {
 		}
 	}
 }
+
+// A root's render-error that a base's kustomization caused is gone once
+// fix quotes the base's value: what fix reports left is what the fixed
+// tree gets, for the files it did not rewrite too.
+func TestFixLeavesNoStaleRenderError(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	work := t.TempDir()
+	copyTree(t, "../../testdata/render/base-undecoded", work)
+	if out := runIn(t, work, exitFindings, "fix", "--check", work); !strings.HasSuffix(out, "would fix 1 finding in 1 file; 0 left\n") {
+		t.Errorf("fix --check:\n%s", out)
+	}
+	if out := runIn(t, work, exitOK, "fix", work); !strings.HasSuffix(out, "fixed 1 finding in 1 file; 0 left\n") {
+		t.Errorf("fix:\n%s", out)
+	}
+	if out := runIn(t, work, exitOK, "lint", work); !strings.HasPrefix(out, "no problems") {
+		t.Errorf("lint after fix:\n%s", out)
+	}
+}

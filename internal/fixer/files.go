@@ -43,7 +43,8 @@ const bom = "\xef\xbb\xbf"
 // writes each changed file atomically unless opt.DryRun. It returns an
 // outcome for each file that had something to fix, in run order, and
 // leaves in res the findings that are left: where the file was written,
-// as found in the new bytes; otherwise as found before, the applied ones
+// as found in the new bytes; where a file not rewritten was, as found in
+// it with the others fixed; otherwise as found before, the applied ones
 // removed.
 func Files(eng *engine.Engine, res *engine.Result, opt Options) []*Outcome {
 	var outs []*Outcome
@@ -61,6 +62,7 @@ func Files(eng *engine.Engine, res *engine.Result, opt Options) []*Outcome {
 		return nil
 	}
 	after := verifyFiles(eng, res, outs)
+	writeFailed := false
 	for _, o := range outs {
 		if !o.Changed() || opt.DryRun || o.Path == manifest.Stdin {
 			continue
@@ -70,18 +72,30 @@ func Files(eng *engine.Engine, res *engine.Result, opt Options) []*Outcome {
 			err = WriteFile(o.Path, o.Out, snap, opt.Roots)
 		}
 		o.Err = err
+		writeFailed = writeFailed || err != nil
 	}
 	for _, fr := range res.Files {
 		o := byPath[fr.Input.Path]
+		var skipped []skip
+		if o != nil {
+			skipped = o.skipped
+		}
 		switch {
-		case o == nil || o.Err != nil:
-			if o != nil {
-				o.Applied = nil
+		case o != nil && o.Err != nil:
+			o.Applied = nil
+		case o != nil && o.Changed():
+			if !opt.DryRun && o.Path != manifest.Stdin {
+				fr.Findings = markSkipped(fileIn(after, fr.Input.Path).Findings, skipped)
+			} else { // as the file still is, at its positions
+				fr.Findings = remaining(stillFound(fr.Findings, fileIn(after, fr.Input.Path).Findings), o.Applied, skipped)
 			}
-		case o.Changed() && !opt.DryRun && o.Path != manifest.Stdin:
-			fr.Findings = markSkipped(fileIn(after, fr.Input.Path).Findings, o.skipped)
+		case !writeFailed && fr.Input.Path != manifest.Stdin:
+			// Unchanged, but what it gets may depend on the fixed files:
+			// a root's render-error that a base's fixed kustomization
+			// caused, a Service whose pods a fix relabelled.
+			fr.Findings = markSkipped(fileIn(after, fr.Input.Path).Findings, skipped)
 		default:
-			fr.Findings = remaining(fr.Findings, o.Applied, o.skipped)
+			fr.Findings = remaining(fr.Findings, nil, skipped)
 		}
 	}
 	res.Findings = res.Findings[:0]
@@ -89,6 +103,25 @@ func Files(eng *engine.Engine, res *engine.Result, opt Options) []*Outcome {
 		res.Findings = append(res.Findings, fr.Findings...)
 	}
 	return outs
+}
+
+// stillFound is those of before that the fixed bytes still get (after),
+// told by rule, field and message, whatever line the fix moved them to: a
+// render-error the fixed value caused is gone too.
+func stillFound(before, after []analysis.Finding) []analysis.Finding {
+	type id struct{ rule, field, msg string }
+	left := map[id]int{}
+	for _, f := range after {
+		left[id{f.Rule, f.Field, f.Message}]++
+	}
+	var out []analysis.Finding
+	for _, f := range before {
+		if k := (id{f.Rule, f.Field, f.Message}); left[k] > 0 {
+			left[k]--
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // fixFile plans and applies one file's fixes: its bytes are parsed once,

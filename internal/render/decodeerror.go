@@ -21,7 +21,7 @@ import (
 // of the kind it names (number), in document order, which is the one
 // returned (the field's value, or the value in the map or list the field
 // holds); else the first item's key that has the field, else the list's
-// key. nil when the message names no such field, or a top-level one.
+// key. nil when the message names no such field.
 func decodeErrorAt(doc *yaml.Node, msg string) *yaml.Node {
 	const unmarshal, into, ofType = "json: cannot unmarshal ", " into Go struct field ", " of type "
 	_, rest, ok := strings.Cut(msg, unmarshal)
@@ -38,7 +38,7 @@ func decodeErrorAt(doc *yaml.Node, msg string) *yaml.Node {
 		return nil
 	}
 	steps := strings.Split(field, ".")[1:] // after the struct's name
-	if len(steps) < 2 {
+	if len(steps) == 0 {
 		return nil
 	}
 	hits := fieldNodes(doc, nil, steps, nil)

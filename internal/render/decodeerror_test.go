@@ -18,9 +18,9 @@ func TestFailedAtDecodeError(t *testing.T) {
 		msg          string // instead of kustomize's, for what it never says
 		want         string // line:column
 	}{
-		{name: "top-level map: its key", fields: "commonLabels:\n  a: yes\n", want: "4:1"},
-		{name: "top-level string: its key", fields: "namePrefix: 1\n", want: "4:1"},
-		{name: "top-level list of the wrong kind: its key", fields: "images: {a: b}\n", want: "4:1"},
+		{name: "top-level map: the value in the map", fields: "commonLabels:\n  a: \"x\"\n  b: yes\n", want: "6:6"},
+		{name: "top-level string: its value", fields: "namePrefix: 1\n", want: "4:13"},
+		{name: "top-level list of the wrong kind: its value", fields: "images: {a: b}\n", want: "4:9"},
 		{name: "list item's string: the first wrong value",
 			fields: "images:\n- name: a\n  newTag: \"1\"\n- name: nginx\n  newTag: 1.10\n", want: "8:11"},
 		{name: "key spelt in another case, as json matches it",

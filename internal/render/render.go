@@ -326,6 +326,11 @@ func newObject(i int, rs *resource.Resource) *Object {
 // whose file it could not read (generators and patches name only the
 // path: "evalsymlink failure on '/abs/.env'"), or at the top of the file.
 func failedAt(root *Kustomization, msg string) *Problem {
+	// A base's kustomization kustomize could not decode: at its value, as
+	// when that base is the root.
+	if k, n := undecoded(root, msg); k != nil {
+		return &Problem{File: k.File, Line: n.Line, Column: n.Column, Message: msg}
+	}
 	p := &Problem{File: root.File, Line: 1, Column: 1, Message: msg}
 	for _, name := range []func(*Ref) string{
 		func(r *Ref) string { return r.Value },
@@ -355,24 +360,48 @@ func failedAt(root *Kustomization, msg string) *Problem {
 			}
 		}
 	}
-	// kustomize could not decode the kustomization itself: "json: cannot
-	// unmarshal bool into Go struct field Kustomization.commonLabels of
-	// type string" names the top-level field.
-	const field = "Go struct field Kustomization."
-	if i := strings.Index(msg, field); i >= 0 && root.Doc != nil {
-		name := msg[i+len(field):]
-		if j := strings.IndexAny(name, ". "); j >= 0 {
-			name = name[:j]
-		}
-		if key, _ := (Path{{Key: name}}).Get(root.Doc); key != nil {
-			p.Line, p.Column = key.Line, key.Column
-			return p
-		}
-	}
 	if n := decodeErrorAt(root.Doc, msg); n != nil {
 		p.Line, p.Column = n.Line, n.Column
 	}
 	return p
+}
+
+// undecoded is the kustomization below root, along the entries kustomize's
+// message names one after the other ("accumulating resources from
+// '../base': ... couldn't make target for path 'base': invalid
+// Kustomization: json: cannot unmarshal ..."), that it could not decode,
+// and where in it; nil when that is root itself, or the message says
+// nothing of the kind.
+func undecoded(root *Kustomization, msg string) (*Kustomization, *yaml.Node) {
+	const invalid = "invalid Kustomization: "
+	end := strings.Index(msg, invalid)
+	if end < 0 {
+		return nil, nil
+	}
+	k, rest := root, msg[:end]
+	for {
+		var next *Kustomization
+		best, after := -1, 0
+		for _, r := range k.Refs {
+			if r.Inline || r.Target == nil || r.Value == "" {
+				continue
+			}
+			if i := strings.Index(rest, "'"+r.Value+"'"); i >= 0 && (best < 0 || i < best) {
+				best, after, next = i, i+len(r.Value)+2, r.Target
+			}
+		}
+		if next == nil {
+			break
+		}
+		k, rest = next, rest[after:]
+	}
+	if k == root {
+		return nil, nil
+	}
+	if n := decodeErrorAt(k.Doc, msg); n != nil {
+		return k, n
+	}
+	return nil, nil
 }
 
 // hint explains two failures whose message does not say their likely
