@@ -320,9 +320,9 @@ func (w *scalarChecker) plain(c *schemawalk.Cursor, n *yaml.Node, inCollection, 
 		// value keeps a plain `true` a string), so it is judged in the
 		// rendered object (visitRendered), and placed here.
 		return
-	case obj.Kustomize != nil:
-		// Only kustomize reads this file (a base of a root it renders):
-		// say what kustomize does with it.
+	case obj.Kustomize != nil || obj.Unrendered:
+		// Only kustomize reads this file (a base of a root it renders,
+		// or would, were it not remote): say what kustomize does with it.
 		if kv, changed := yaml11.Kustomize(n.Value); changed && !keepsText(c) {
 			message = readAs(what+" is rendered by kustomize as ", kv, n.Value, isKey, remedy)
 		} else {

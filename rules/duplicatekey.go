@@ -134,7 +134,7 @@ func (w *dupChecker) report(in manifest.FieldPath, first, second *yaml.Node, tex
 	}
 	f := w.p.Finding(second, path, nil, "key %s appears twice in this mapping: %s: remove one",
 		strconv.Quote(second.Value), who)
-	if w.p.Object.Kustomize == nil {
+	if w.p.Object.Kustomize == nil && !w.p.Object.Unrendered {
 		// Applied as written, by kubectl: accepted, a value silently lost.
 		f.Severity = analysis.Warning
 	}

@@ -250,6 +250,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 			}
 			if ctx.Kustomize == nil { // every root reaching it failed
 				ctx = e.context(in.Path, g.Listed)
+				ctx.Unrendered = true
 				// Its parents' labels complete its selectors, as they
 				// would have had the root rendered.
 				if labels := g.SelectorLabels(t.key(in.Path)); labels != nil {

@@ -24,6 +24,10 @@ type Context struct {
 	// are rendered: its objects are sources (bases, patches), read by
 	// kustomize, not applied as written.
 	Kustomize []string
+	// Unrendered: the file is read by kustomize roots that did not render
+	// (a remote base, a missing file). It is judged as written, but what
+	// GitOps applies of it is what kustomize makes of its values.
+	Unrendered bool
 	// Beside: the file's directory holds a kustomization that does not
 	// list it: a GitOps engine pointed at the directory applies what
 	// kustomize builds, so the file is not applied with the rest.

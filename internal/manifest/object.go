@@ -66,6 +66,9 @@ type Object struct {
 	// Kustomize names the kustomize roots that read the object's file
 	// (see Context): the object is a source, read by kustomize.
 	Kustomize []string
+	// Unrendered: the object's file is read by kustomize roots that did
+	// not render (see Context).
+	Unrendered bool
 	// Root is, for an object kustomize rendered, the kustomization file of
 	// its root; "" for an object as written.
 	Root string

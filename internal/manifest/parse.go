@@ -181,14 +181,14 @@ func (f *File) addObjects(root *yaml.Node, doc int, ctx Context, assertion bool)
 		for i, it := range items.Content {
 			if item := NewObject(it, f.Path, doc, partial); item != nil {
 				item.Assertion = assertion
-				item.SelectorLabels, item.Kustomize, item.Patch = ctx.SelectorLabels, ctx.Kustomize, ctx.Patch
+				item.SelectorLabels, item.Kustomize, item.Patch, item.Unrendered = ctx.SelectorLabels, ctx.Kustomize, ctx.Patch, ctx.Unrendered
 				item.Item = i
 				f.Objects = append(f.Objects, item)
 			}
 		}
 		return
 	}
-	obj.SelectorLabels, obj.Kustomize, obj.Patch = ctx.SelectorLabels, ctx.Kustomize, ctx.Patch
+	obj.SelectorLabels, obj.Kustomize, obj.Patch, obj.Unrendered = ctx.SelectorLabels, ctx.Kustomize, ctx.Patch, ctx.Unrendered
 	f.Objects = append(f.Objects, obj)
 }
 
