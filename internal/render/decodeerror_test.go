@@ -72,6 +72,7 @@ func TestUnmatchedPatch(t *testing.T) {
 	for _, tc := range []struct{ msg, kind, name string }{
 		{`no resource matches strategic merge patch "Deployment.v1.apps/velero.[noNs]": no matches`, "Deployment", "velero"},
 		{`x: no resource matches strategic merge patch "ConfigMap.v1.[noGrp]/app.config.prod": y`, "ConfigMap", "app.config"},
+		{`no matches for Id Service.v1.[noGrp]/agent.[noNs]; failed to find unique target for patch Service.v1.[noGrp]/agent.[noNs]`, "Service", "agent"},
 		{`accumulating resources: something else`, "", ""},
 	} {
 		kind, name, ok := unmatchedPatch(tc.msg)

@@ -456,12 +456,19 @@ func (r *Renderer) run(root *Kustomization, trace bool) (m resmap.ResMap, err er
 // patch kustomize could not apply names: its resource id is
 // KIND.VERSION.GROUP/NAME.NAMESPACE, a namespace having no dot.
 func unmatchedPatch(msg string) (kind, name string, ok bool) {
-	const lead = `no resource matches strategic merge patch "`
-	i := strings.Index(msg, lead)
-	if i < 0 {
-		return "", "", false
+	var id string
+	for _, lead := range []string{
+		`no resource matches strategic merge patch "`, // patchesStrategicMerge
+		`failed to find unique target for patch `,     // patches: a path's object
+	} {
+		if i := strings.Index(msg, lead); i >= 0 {
+			id = msg[i+len(lead):]
+			if j := strings.IndexAny(id, "\" ;\n"); j >= 0 {
+				id = id[:j]
+			}
+			break
+		}
 	}
-	id, _, _ := strings.Cut(msg[i+len(lead):], `"`)
 	gvk, nn, found := strings.Cut(id, "/")
 	j := strings.LastIndexByte(nn, '.')
 	if !found || j <= 0 {
