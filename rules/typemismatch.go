@@ -167,10 +167,36 @@ func kindOf(v yaml11.Value) jsonKind {
 }
 
 // isTemplateVariable recognises a value that is a single envsubst or shell
-// variable, ${NAME} or ${NAME:-default}: the file is a template, rendered
-// before kubectl reads it, and the variable is not a value to judge.
+// variable, ${NAME}, ${NAME:-default} or ${NAME:-${DEFAULT}} (Flux's
+// postBuild substitution): the file is a template, rendered before kubectl
+// reads it, and the variable is not a value to judge.
 func isTemplateVariable(s string) bool {
-	return len(s) > 3 && strings.HasPrefix(s, "${") && strings.IndexByte(s, '}') == len(s)-1
+	return len(s) > 3 && strings.HasPrefix(s, "${") && variableEnd(s) == len(s)
+}
+
+// hasTemplateVariable recognises a value with such a variable in it
+// ("${CAPACITY_GB}Gi"): what it will be is known once it is substituted.
+func hasTemplateVariable(s string) bool {
+	i := strings.Index(s, "${")
+	return i >= 0 && variableEnd(s[i:]) > 0
+}
+
+// variableEnd is the length of the variable s starts with, its nested
+// ones included; 0 when it is not closed.
+func variableEnd(s string) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '$' && i+1 < len(s) && s[i+1] == '{':
+			depth++
+			i++
+		case s[i] == '}' && depth > 0:
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return 0
 }
 
 // wholeNumber reports a float that JSON prints without a fraction or an
@@ -223,13 +249,13 @@ func (w *typeChecker) enter(c *schemawalk.Cursor) bool {
 			w.base64(c)
 		}
 	case schema.Quantity:
-		if !validQuantity(v.Text) && !(jk == jsonString && isTemplateVariable(v.Text)) {
+		if !validQuantity(v.Text) && !(jk == jsonString && hasTemplateVariable(v.Text)) {
 			path := c.Path.String()
 			w.p.Report(n, path, nil, "%s takes %s, not %s; the API server rejects the object",
 				fieldName(path), describeType(t), describeValue(jk, v))
 		}
 	case schema.Time:
-		if !validTime(v.Text) && !isTemplateVariable(v.Text) {
+		if !validTime(v.Text) && !hasTemplateVariable(v.Text) {
 			path := c.Path.String()
 			w.p.Report(n, path, nil, "%s takes a timestamp in RFC 3339 form (2006-01-02T15:04:05Z), not %s; the API server rejects the object",
 				fieldName(path), describeValue(jk, v))

@@ -57,9 +57,17 @@ func TestIsTemplateVariable(t *testing.T) {
 	for s, want := range map[string]bool{
 		"${PORT}": true, "${PORT:-9000}": true, "${A}${B}": false, "$PORT": false,
 		"${": false, "x${A}": false, "${A} ": false, "$(A)": false,
+		"${APP_UID:-${DEFAULT_UID}}": true, "${A:-${B}": false, "${A:-${B}}x": false,
 	} {
 		if got := isTemplateVariable(s); got != want {
 			t.Errorf("isTemplateVariable(%q) = %v", s, got)
+		}
+	}
+	for s, want := range map[string]bool{
+		"${CAPACITY_GB}Gi": true, "x${A}": true, "${A:-${B}}": true, "${A": false, "10Gi": false, "$A": false,
+	} {
+		if got := hasTemplateVariable(s); got != want {
+			t.Errorf("hasTemplateVariable(%q) = %v", s, got)
 		}
 	}
 }
