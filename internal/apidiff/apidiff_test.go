@@ -248,7 +248,8 @@ func silentChange(fd analysis.Finding, ix *spanIndex) bool {
 	return ok && s.kind == 'z'
 }
 
-// isTemplateVariable: the value at path is a ${VAR} placeholder.
+// isTemplateVariable: the value at path holds a ${VAR} placeholder
+// ("${CAPACITY_GB}Gi").
 func isTemplateVariable(ix *spanIndex, path string) bool {
 	s, ok := ix.byPath[path]
 	if !ok || s.kind != 's' {
@@ -256,7 +257,8 @@ func isTemplateVariable(ix *spanIndex, path string) bool {
 	}
 	var v string
 	json.Unmarshal(ix.js[s.start:s.end], &v)
-	return strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}")
+	i := strings.Index(v, "${")
+	return i >= 0 && strings.Contains(v[i:], "}")
 }
 
 func lastKey(path string) string {

@@ -7,6 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/yaml11"
 )
 
@@ -293,8 +294,9 @@ func kindName(n *yaml.Node) string {
 }
 
 func join(path, key string) string {
-	if path == "" {
-		return key
+	step := manifest.Keys(key).String() // ["app.kubernetes.io/name"]
+	if path == "" || strings.HasPrefix(step, "[") {
+		return path + step
 	}
-	return path + "." + key
+	return path + "." + step
 }
