@@ -32,7 +32,8 @@ built-in kind from the Kubernetes API types. Fields that take more than one type
 are judged as the API does: ports given as IntOrString take a number or a name,
 resource quantities take a number or a string, and null is accepted everywhere.
 A document that is a bare value, or a list of objects, instead of one object is
-reported too. A string field given an unquoted number or boolean is reported by
+reported too, and so is an object with a kind and metadata but no apiVersion
+(kubectl rejects it; a kustomization and a patch may leave it out). A string field given an unquoted number or boolean is reported by
 ` + "`ambiguous-scalar`" + ` instead, which can fix it. Custom resources are not checked:
 their schema is not known to shipshape. In a SOPS-encrypted object (Flux decrypts
 it before the apply) the ciphertexts (` + "`ENC[AES256_GCM,…]`" + `) are not judged: their type
@@ -80,14 +81,35 @@ spec:
 	ValueLevel: true,
 	Visit:      visitTypes,
 	Check:      analysis.WalkAlone(visitTypes),
-	// Documents that are a bare value or a list of objects: kubectl wants
-	// an object per document.
+	// Documents that are a bare value, a list of objects or an object
+	// without apiVersion: kubectl wants an object per document.
 	CheckFile: func(p *analysis.FilePass) {
 		for _, st := range p.File.Strays {
-			p.Report(st.Line, st.Column, st.Doc, "%s", st.Message)
+			if st.Kind == "" {
+				p.Report(st.Line, st.Column, st.Doc, "%s", st.Message)
+				continue
+			}
+			add := "add the apiVersion of its kind"
+			if av := builtinAPIVersion(st.Kind); av != "" {
+				add = "add apiVersion: " + av
+			}
+			p.Report(st.Line, st.Column, st.Doc, "the document has kind %s but no apiVersion: kubectl rejects it (apiVersion not set), kustomize passes it on as it is, and shipshape judges nothing else in it: %s", st.Kind, add)
 		}
 	},
 })
+
+// builtinAPIVersion is the apiVersion of a built-in kind, the one that
+// serves it as stable; "" for another kind.
+func builtinAPIVersion(kind string) string {
+	for _, av := range []string{"v1", "apps/v1", "batch/v1", "networking.k8s.io/v1", "rbac.authorization.k8s.io/v1",
+		"policy/v1", "autoscaling/v2", "storage.k8s.io/v1", "apiextensions.k8s.io/v1", "admissionregistration.k8s.io/v1",
+		"scheduling.k8s.io/v1", "coordination.k8s.io/v1", "discovery.k8s.io/v1", "node.k8s.io/v1", "certificates.k8s.io/v1"} {
+		if _, ok := schema.ForObject(av, kind); ok {
+			return av
+		}
+	}
+	return ""
+}
 
 // jsonKind is the JSON type kubectl turns a YAML node into.
 type jsonKind uint8

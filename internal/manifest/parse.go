@@ -101,7 +101,9 @@ func Parse(path string, data []byte, ctx Context) *File {
 			continue
 		}
 		f.addObjects(doc.Content[0], i, ctx, assertion)
-		f.addStray(doc.Content[0], i)
+		if !assertion {
+			f.addStray(doc.Content[0], i, ctx.Patch)
+		}
 	}
 	return f
 }
@@ -111,14 +113,30 @@ type Stray struct {
 	Line, Column int
 	Doc          int
 	Message      string
+	// Kind is set for an object with a kind and no apiVersion (Message is
+	// then empty): the rule reporting it knows which apiVersion to name.
+	Kind string
 }
 
-// addStray records a document whose root is a scalar other than null, or a
-// sequence holding Kubernetes objects: kubectl reads one object (a
-// mapping) per document. Other sequences (Ansible playbooks, ...) are not
+// addStray records a document whose root is a scalar other than null, a
+// sequence holding Kubernetes objects, or an object without apiVersion
+// (not a patch's): kubectl reads one object (a mapping) per document. Other sequences (Ansible playbooks, ...) are not
 // Kubernetes YAML and are left alone, like mappings without a kind.
-func (f *File) addStray(root *yaml.Node, doc int) {
+func (f *File) addStray(root *yaml.Node, doc int, patch bool) {
 	switch root.Kind {
+	case yaml.MappingNode:
+		// kind and metadata but no apiVersion: a Kubernetes object
+		// missing a line, which kubectl rejects ("apiVersion not set")
+		// and kustomize passes on as it is. A kustomization leaves it
+		// out at will (see impliedKustomization), and so may a patch
+		// with a target.
+		if patch {
+			return
+		}
+		kind := ScalarValue(MapGet(root, "kind"))
+		if md := MapGet(root, "metadata"); kind != "" && MapGet(root, "apiVersion") == nil && md != nil && md.Kind == yaml.MappingNode && !isKustomizationFile(f.Path) {
+			f.Strays = append(f.Strays, Stray{Line: root.Line, Column: root.Column, Doc: doc, Kind: kind})
+		}
 	case yaml.ScalarNode:
 		if root.Tag == "!!null" {
 			return
@@ -127,7 +145,7 @@ func (f *File) addStray(root *yaml.Node, doc int) {
 		if len(v) > 40 {
 			v = v[:37] + "..."
 		}
-		f.Strays = append(f.Strays, Stray{root.Line, root.Column, doc, fmt.Sprintf(
+		f.Strays = append(f.Strays, Stray{Line: root.Line, Column: root.Column, Doc: doc, Message: fmt.Sprintf(
 			"the document is the bare value %q, not a Kubernetes object: kubectl rejects it (remove it, or make it a comment)", v)})
 	case yaml.SequenceNode:
 		n := 0
@@ -137,7 +155,7 @@ func (f *File) addStray(root *yaml.Node, doc int) {
 			}
 		}
 		if n > 0 {
-			f.Strays = append(f.Strays, Stray{root.Line, root.Column, doc, fmt.Sprintf(
+			f.Strays = append(f.Strays, Stray{Line: root.Line, Column: root.Column, Doc: doc, Message: fmt.Sprintf(
 				"the document is a list of %d Kubernetes objects, not an object: kubectl reads one object per document (separate them with ---, or use kind: List with items:)", n)})
 		}
 	}
