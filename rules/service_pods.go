@@ -38,8 +38,9 @@ service-empty-selector), Services with an Endpoints or EndpointSlice of their ow
 and Services whose own application (its kustomize root, or the directory of plain
 manifests) makes no pods in the Service's namespace, or holds there custom
 resources of kinds shipshape does not know (or, in any namespace, the
-CustomResourceDefinitions of an operator), which may make pods or label their own at
-run time, unless a pod template carries the selector but for one entry
+CustomResourceDefinitions of an operator, or a Role or ClusterRole that lets it patch
+pods), which may make pods or label their own at run time (minio's operator labels
+the leader it elects ` + "`operator: leader`" + `), unless a pod template carries the selector but for one entry
 it carries misspelt (` + "`control-plane: controller-manger`" + ` beside
 ` + "`control-plane: controller-manager`" + `: no operator makes pods under a near-miss of
 the labels written, and a kubebuilder bundle's cert-manager Certificate hides no typo), or holds a file skipped as a template
@@ -127,6 +128,9 @@ type servicePodsSummary struct {
 	endpointsFor string
 	// A custom resource of a kind shipshape does not know.
 	unknown string
+	// A Role or ClusterRole that lets its subjects patch pods: an
+	// operator that labels its own pods at run time (minio's leader).
+	relabels bool
 }
 
 // selectingService is a Service with a selector.
@@ -175,11 +179,37 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 	if s.pods = podsOf(p); len(s.pods) > 0 {
 		return s, true
 	}
+	if s.relabels = editsPods(obj); s.relabels {
+		return s, true
+	}
 	if mayMakePods(obj) {
 		s.unknown = obj.Kind
 		return s, true
 	}
 	return s, false
+}
+
+// editsPods reports whether obj is a Role or ClusterRole that grants
+// patch or update on pods.
+func editsPods(obj *manifest.Object) bool {
+	if (obj.Kind != "Role" && obj.Kind != "ClusterRole") || obj.Group() != "rbac.authorization.k8s.io" {
+		return false
+	}
+	has := func(n *yaml.Node, want ...string) bool {
+		for _, it := range items(n) {
+			if slices.Contains(want, manifest.ScalarValue(it)) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, rule := range items(manifest.MapGet(obj.Node, "rules")) {
+		if has(manifest.MapGet(rule, "apiGroups"), "", "*") && has(manifest.MapGet(rule, "resources"), "pods", "*") &&
+			has(manifest.MapGet(rule, "verbs"), "patch", "update", "*") {
+			return true
+		}
+	}
+	return false
 }
 
 func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
@@ -198,12 +228,13 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 		switch {
 		case s.endpointsFor != "":
 			managed[nsName{s.ns, s.endpointsFor}] = true
-		case s.unknown == "CustomResourceDefinition":
+		case s.unknown == "CustomResourceDefinition" || s.relabels:
 			// An application that defines custom resources installs
 			// their operator, which may make pods, or label its own at
 			// run time (longhorn-manager labels its pods as the
 			// admission webhook's and the recovery backend's), in any
-			// namespace.
+			// namespace; so may one whose role lets it patch pods
+			// (minio's operator labels the leader it elects).
 			operator[p.Application(i)] = true
 		case s.unknown != "":
 			unknown[nsName{p.Application(i), s.ns}] = true

@@ -120,8 +120,9 @@ type Stray struct {
 
 // addStray records a document whose root is a scalar other than null, a
 // sequence holding Kubernetes objects, or an object without apiVersion
-// (not a patch's): kubectl reads one object (a mapping) per document. Other sequences (Ansible playbooks, ...) are not
-// Kubernetes YAML and are left alone, like mappings without a kind.
+// (not a patch's): kubectl reads one object (a mapping), with both, per
+// document. Other sequences (Ansible playbooks, ...) are not Kubernetes
+// YAML and are left alone, like mappings without a kind.
 func (f *File) addStray(root *yaml.Node, doc int, patch bool) {
 	switch root.Kind {
 	case yaml.MappingNode:
