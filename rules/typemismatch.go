@@ -32,8 +32,8 @@ built-in kind from the Kubernetes API types. Fields that take more than one type
 are judged as the API does: ports given as IntOrString take a number or a name,
 resource quantities take a number or a string, and null is accepted everywhere.
 A document that is a bare value, or a list of objects, instead of one object is
-reported too, and so is an object with a kind and metadata but no apiVersion
-(kubectl rejects it; a kustomization and a patch may leave it out). A string field given an unquoted number or boolean is reported by
+reported too, and so is an object of a built-in kind with metadata but no
+apiVersion (kubectl rejects it; a kustomization and a patch may leave it out). A string field given an unquoted number or boolean is reported by
 ` + "`ambiguous-scalar`" + ` instead, which can fix it. Custom resources are not checked:
 their schema is not known to shipshape. In a SOPS-encrypted object (Flux decrypts
 it before the apply) the ciphertexts (` + "`ENC[AES256_GCM,…]`" + `) are not judged: their type
@@ -89,11 +89,12 @@ spec:
 				p.Report(st.Line, st.Column, st.Doc, "%s", st.Message)
 				continue
 			}
-			add := "add the apiVersion of its kind"
+			// Only a built-in kind: other tools' files say kind without
+			// apiVersion (kops' Addons, operator-sdk's scorecard
+			// Configuration, Workflows argo submit completes).
 			if av := builtinAPIVersion(st.Kind); av != "" {
-				add = "add apiVersion: " + av
+				p.Report(st.Line, st.Column, st.Doc, "the document has kind %s but no apiVersion: kubectl rejects it (apiVersion not set), kustomize passes it on as it is, and shipshape judges nothing else in it: add apiVersion: %s", st.Kind, av)
 			}
-			p.Report(st.Line, st.Column, st.Doc, "the document has kind %s but no apiVersion: kubectl rejects it (apiVersion not set), kustomize passes it on as it is, and shipshape judges nothing else in it: %s", st.Kind, add)
 		}
 	},
 })
