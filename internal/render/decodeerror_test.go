@@ -81,3 +81,11 @@ func TestUnmatchedPatch(t *testing.T) {
 		}
 	}
 }
+
+func TestWithoutAddresses(t *testing.T) {
+	msg := `merging from generator &{0x24a01c58ca90 <nil>}: id resid.ResId{Gvk:resid.Gvk{Group:"", Version:"v1"}} does not exist; port 0x1F`
+	want := `merging from generator &{0x… <nil>}: id resid.ResId{Gvk:resid.Gvk{Group:"", Version:"v1"}} does not exist; port 0x1F`
+	if got := withoutAddresses(msg); got != want {
+		t.Errorf("withoutAddresses:\n got %s\nwant %s", got, want)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -251,7 +252,7 @@ func (r *Renderer) Render(root *Kustomization) *Result {
 	}
 	m, err := r.run(root, false)
 	if err != nil {
-		res.Problem = failedAt(root, err.Error())
+		res.Problem = failedAt(root, withoutAddresses(err.Error()))
 		res.Problem.Hint = r.hint(root, res.Problem.Message)
 		return res
 	}
@@ -318,6 +319,16 @@ func newObject(i int, rs *resource.Resource) *Object {
 		Node:  deepCopy(rs.YNode()),
 		Index: i,
 	}
+}
+
+// address is a pointer kustomize prints with %v in some messages
+// ("merging from generator &{0x24a01c58ca90 <nil>}").
+var address = regexp.MustCompile(`\b0x[0-9a-f]{6,}\b`)
+
+// withoutAddresses is msg with its pointers written 0x…: the same failure
+// reads the same from run to run (CI diffs, baselines).
+func withoutAddresses(msg string) string {
+	return address.ReplaceAllString(msg, "0x…")
 }
 
 // failedAt places kustomize's error message at the entry of root's
