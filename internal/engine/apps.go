@@ -643,8 +643,10 @@ func (e *Engine) record(t *tree, files map[string]*FileResult, f analysis.Findin
 	// render) is one finding naming both; from the same root, at the
 	// same place, it is about another object (one commonLabels entry
 	// behind two selectors), unless it is the same object and field.
+	// Another message is another finding: a controller that overlaps two
+	// others, or another one in each root.
 	for i, g := range fr.Findings {
-		if g.Rule != f.Rule || g.Line != f.Line || g.Column != f.Column || g.Roots == nil {
+		if g.Rule != f.Rule || g.Line != f.Line || g.Column != f.Column || g.Roots == nil || g.Message != f.Message {
 			continue
 		}
 		if !slices.Contains(g.Roots, root) {
