@@ -184,8 +184,12 @@ func isAmbiguousPlain(n *yaml.Node) bool {
 	return ok && v.Kind != yaml11.Null
 }
 
+// isPlaceholder reports a value a tool fills in before the apply: an
+// envsubst or Flux variable (${VAR}), or a Go template's field
+// ({{.Replica}}: kube-burner, in a plain value the file still parses
+// with).
 func isPlaceholder(n *yaml.Node) bool {
-	return n != nil && n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "${")
+	return n != nil && n.Kind == yaml.ScalarNode && (strings.Contains(n.Value, "${") || strings.Contains(n.Value, "{{"))
 }
 
 // formatLabels prints labels as {a: x, b: y}, sorted, for messages: as
