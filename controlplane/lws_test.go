@@ -329,6 +329,14 @@ func TestLWS732(t *testing.T) {
 				r.waitFor("v0.7.0 reconciles the new LWS against the terminating StatefulSet", 60*time.Second, func() (bool, error) {
 					return has(r.events(newUID), "Creating missing revision"), nil
 				})
+				// The event comes first; the StatefulSet's new owner
+				// follows in the same reconcile, which a loaded machine
+				// can see half done: wait for it rather than read it at
+				// once (the check below says what was expected).
+				_ = harness.Poll(context.Background(), "v0.7.0 adopts the terminating leader StatefulSet", 30*time.Second, currentLWS.Proc, func() (bool, error) {
+					s := r.leaderSts()
+					return s != nil && len(s.owners) == 1 && s.owners[0] == string(newUID) && ownedOnlyBy(r.revisions(), newUID), nil
+				})
 			} else {
 				time.Sleep(observeWindow)
 				if ev := r.events(newUID); has(ev, "revision") {
