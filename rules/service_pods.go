@@ -242,11 +242,11 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 			makesPods[nsName{p.Application(i), s.ns}] = true
 			ix := templates[s.ns]
 			if ix == nil {
-				ix = &podIndex{byLabel: map[[2]string][]*pods{}, byKey: map[string][]*pods{}}
+				ix = newPodIndex()
 				templates[s.ns] = ix
 			}
 			for _, t := range s.pods {
-				ix.add(t)
+				ix.add(t, p.Application(i))
 			}
 		}
 	}
@@ -263,7 +263,7 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 			if (operator[p.Application(i)] || unknown[app]) && !ix.misspelt(s.svc.selector) {
 				continue
 			}
-			if f, ok := noPodsFinding(s.ns, s.svc, ix); ok {
+			if f, ok := noPodsFinding(s.ns, s.svc, ix, p.Application(i)); ok {
 				p.Report(f)
 			}
 		}
@@ -276,12 +276,18 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 // repository (thousands, in a large one).
 type podIndex struct {
 	all     []*pods
+	app     map[*pods]string      // the application of each
 	byLabel map[[2]string][]*pods // fixed labels: key, value
 	byKey   map[string][]*pods    // labels with a value per pod, or one of a set
 }
 
-func (ix *podIndex) add(p *pods) {
+func newPodIndex() *podIndex {
+	return &podIndex{app: map[*pods]string{}, byLabel: map[[2]string][]*pods{}, byKey: map[string][]*pods{}}
+}
+
+func (ix *podIndex) add(p *pods, app string) {
 	ix.all = append(ix.all, p)
+	ix.app[p] = app
 	for k, v := range p.fixed {
 		ix.byLabel[[2]string{k, v}] = append(ix.byLabel[[2]string{k, v}], p)
 	}
@@ -401,23 +407,25 @@ func oneSlip(a, b string) bool {
 
 // noPodsFinding returns the finding for a Service none of the templates
 // of its namespace carries all of whose selector, at the entry to blame.
-func noPodsFinding(ns string, svc *selectingService, ix *podIndex) (analysis.Finding, bool) {
+func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app string) (analysis.Finding, bool) {
 	if ix.carried(svc.selector) {
 		return analysis.Finding{}, false
 	}
 	// The closest template lacks the fewest entries, those it has one
 	// typing slip away first (app=workflow-controler is meant for the
 	// template with app=workflow-controller, not for the first of those
-	// that lack as many); only its list is made.
+	// that lack as many), then those of the Service's own application
+	// (not a namesake in another directory); only its list is made.
 	var closest *pods
-	fewest, slip := 0, false
+	fewest, slip, mine := 0, false, false
 	for _, c := range ix.all {
 		n := c.lacking(svc.selector)
 		if closest != nil && n > fewest {
 			continue
 		}
-		if s := c.slipsOnly(svc.selector); closest == nil || n < fewest || s && !slip {
-			closest, fewest, slip = c, n, s
+		s, m := c.slipsOnly(svc.selector), ix.app[c] == app
+		if closest == nil || n < fewest || s && !slip || s == slip && m && !mine {
+			closest, fewest, slip, mine = c, n, s, m
 		}
 	}
 	// A controller that carries the selector in its own metadata.labels,

@@ -18,9 +18,9 @@ func TestPodIndex(t *testing.T) {
 			oneOf: map[string][]string{"statefulset.kubernetes.io/pod-name": {"db-0", "db-1"}}},
 		{owner: "Pod/bare", fixed: map[string]string{}, varying: noLabels},
 	}
-	ix := &podIndex{byLabel: map[[2]string][]*pods{}, byKey: map[string][]*pods{}}
+	ix := newPodIndex()
 	for _, p := range templates {
-		ix.add(p)
+		ix.add(p, "")
 	}
 	keys := []string{"app", "tier", "pod-template-hash", "statefulset.kubernetes.io/pod-name", "other"}
 	values := []string{"a", "b", "c", "db", "web", "x", "y", "db-0", "db-2"}
