@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"go.yaml.in/yaml/v3"
 	"sigs.k8s.io/kustomize/api/krusty"
@@ -89,10 +90,6 @@ type Result struct {
 type Renderer struct {
 	graph *Graph
 	fs    *readOnlyFS
-	// openapiMu serialises roots that set a custom OpenAPI schema (the
-	// `openapi:` field): kyaml keeps the schema in a global, so those
-	// roots run alone (write lock) and the others share (read lock).
-	openapiMu sync.RWMutex
 	// sources caches the source files Locate parses (absolute path ->
 	// *sourceFile).
 	sources sync.Map
@@ -438,16 +435,18 @@ func (r *Renderer) run(root *Kustomization, trace bool) (m resmap.ResMap, err er
 	}
 	custom := usesOpenAPI(r.graph, root)
 	if custom {
-		r.openapiMu.Lock()
+		openapiMu.Lock()
 		defer func() {
 			// Put kyaml's global schema back to its default for the next
 			// root, as a fresh kustomize process would have it.
 			openapi.ResetOpenAPI()
-			r.openapiMu.Unlock()
+			schemaReady.Store(false)
+			openapiMu.Unlock()
 		}()
 	} else {
-		r.openapiMu.RLock()
-		defer r.openapiMu.RUnlock()
+		defaultSchema()
+		openapiMu.RLock()
+		defer openapiMu.RUnlock()
 	}
 	defer func() {
 		// kustomize panics on some malformed input; a panic is this
@@ -461,6 +460,32 @@ func (r *Renderer) run(root *Kustomization, trace bool) (m resmap.ResMap, err er
 		lr = types.LoadRestrictionsNone
 	}
 	return krusty.MakeKustomizer(Options(lr)).Run(fs, dir)
+}
+
+// kyaml keeps the OpenAPI schema in a global. openapiMu serialises the
+// roots that set a custom one (the `openapi:` field): they run alone
+// (write lock), the others share it (read lock). schemaReady is set while
+// the default schema is initialised.
+var (
+	openapiMu   sync.RWMutex
+	schemaReady atomic.Bool
+)
+
+// defaultSchema initialises kyaml's default schema, alone, before roots
+// render with it side by side: kyaml reads the schema without its lock
+// (openapi.IsNamespaceScoped) while the first root to need it fills it in
+// under the lock, and two roots rendering at once raced there (go test
+// -race, one run in many).
+func defaultSchema() {
+	if schemaReady.Load() {
+		return
+	}
+	openapiMu.Lock()
+	defer openapiMu.Unlock()
+	if !schemaReady.Load() {
+		openapi.Schema()
+		schemaReady.Store(true)
+	}
 }
 
 // unmatchedPatch reads the kind and name of the object a strategic-merge
