@@ -260,7 +260,7 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 			// own at run time, but not under a near-miss of the labels
 			// of the templates written (a cert-manager Certificate in a
 			// kubebuilder bundle hides no typo).
-			if (operator[p.Application(i)] || unknown[app]) && !ix.misspelt(s.svc.selector) {
+			if ix.carried(s.svc.selector) || (operator[p.Application(i)] || unknown[app]) && !ix.misspelt(s.svc.selector) {
 				continue
 			}
 			if f, ok := noPodsFinding(s.ns, s.svc, ix, p.Application(i)); ok {
@@ -341,7 +341,16 @@ func (ix *podIndex) carried(sel map[string]string) bool {
 // operator makes at run time carry (they do not carry near-misses of its
 // labels).
 func (ix *podIndex) misspelt(sel map[string]string) bool {
-	for _, t := range ix.all {
+	// Of two entries or more, such a template carries one: it is among
+	// those that carry some entry.
+	candidates := ix.all
+	if len(sel) > 1 {
+		candidates = nil
+		for k, v := range sel {
+			candidates = append(candidates, ix.byLabel[[2]string{k, v}]...)
+		}
+	}
+	for _, t := range candidates {
 		if t.lacking(sel) == 1 && t.slipsOnly(sel) {
 			return true
 		}
