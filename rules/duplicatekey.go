@@ -17,7 +17,9 @@ var duplicateKey = Register(&analysis.Rule{
 ("mapping key already defined"), so in a file a kustomize root reads it is an error:
 the root fails to build in Argo CD, Flux and ` + "`kubectl apply -k`" + `. kubectl (v1.32)
 accepts it and silently keeps the last value, so in a file applied as written it is a
-warning: the first value, the one a reviewer reads, is not what is applied.
+warning: the first value, the one a reviewer reads, is not what is applied. So is a
+key twice in a kustomization: kustomize reads it as kubectl reads a manifest and keeps
+the last value.
 
 Keys are compared as kubectl reads them (YAML 1.1, then JSON): ` + "`on`" + ` and ` + "`true`" + `
 are the same key, and so are ` + "`1`" + ` and ` + "`\"1\"`" + `. The finding points at the second
@@ -132,10 +134,18 @@ func (w *dupChecker) report(in manifest.FieldPath, first, second *yaml.Node, tex
 		// "1" and 1: two keys for YAML 1.1, one for YAML 1.2 and JSON.
 		who = "kustomize rejects the document, and kubectl keeps only one of the values"
 	}
+	obj := w.p.Object
+	kustomization := (obj.Kind == "Kustomization" || obj.Kind == "Component") && obj.Group() == "kustomize.config.k8s.io"
+	if kustomization {
+		// kustomize decodes its kustomization as kubectl reads a
+		// manifest (sigs.k8s.io/yaml), not with yaml.v3.
+		who = "kustomize keeps the last value (the first is lost)"
+	}
 	f := w.p.Finding(second, path, nil, "key %s appears twice in this mapping: %s: remove one",
 		strconv.Quote(second.Value), who)
-	if w.p.Object.Kustomize == nil && !w.p.Object.Unrendered {
-		// Applied as written, by kubectl: accepted, a value silently lost.
+	if kustomization || obj.Kustomize == nil && !obj.Unrendered {
+		// Accepted, a value silently lost: by kubectl applying the file
+		// as written, or by kustomize reading its kustomization.
 		f.Severity = analysis.Warning
 	}
 	w.p.ReportFinding(f)
