@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 
 	"github.com/shipshape-dev/shipshape/internal/gcpace"
+	"github.com/shipshape-dev/shipshape/internal/kyamlschema"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 )
 
@@ -436,6 +437,10 @@ func (r *Renderer) run(root *Kustomization, trace bool) (m resmap.ResMap, err er
 	custom := usesOpenAPI(r.graph, root)
 	if custom {
 		openapiMu.Lock()
+		// As a fresh kustomize process has it: no schema until the
+		// root's own is read.
+		openapi.ResetOpenAPI()
+		schemaReady.Store(false)
 		defer func() {
 			// Put kyaml's global schema back to its default for the next
 			// root, as a fresh kustomize process would have it.
@@ -471,11 +476,12 @@ var (
 	schemaReady atomic.Bool
 )
 
-// defaultSchema initialises kyaml's default schema, alone, before roots
+// defaultSchema installs kyaml's default schema, alone, before roots
 // render with it side by side: kyaml reads the schema without its lock
 // (openapi.IsNamespaceScoped) while the first root to need it fills it in
 // under the lock, and two roots rendering at once raced there (go test
-// -race, one run in many).
+// -race, one run in many). kyamlschema installs it without decoding
+// kyaml's bundle, so roots that never needed it pay about a millisecond.
 func defaultSchema() {
 	if schemaReady.Load() {
 		return
@@ -483,7 +489,7 @@ func defaultSchema() {
 	openapiMu.Lock()
 	defer openapiMu.Unlock()
 	if !schemaReady.Load() {
-		openapi.Schema()
+		kyamlschema.Install()
 		schemaReady.Store(true)
 	}
 }
