@@ -91,6 +91,9 @@ type overlapSummary struct {
 	at       analysis.Finding   // at the selector
 	pods     []*pods
 	owner    string // the controller that owns this one (Deployment/web), or ""
+	// defaulted is set for a ReplicationController without spec.selector:
+	// the API gives it its template's labels.
+	defaulted bool
 }
 
 func summarizeOverlap(p *analysis.Pass) (overlapSummary, bool) {
@@ -115,8 +118,11 @@ func summarizeOverlap(p *analysis.Pass) (overlapSummary, bool) {
 		selKey, _ = manifest.MapEntry(manifest.MapGet(obj.Node, "metadata"), "name")
 	case obj.Kind == "ReplicationController":
 		sel, _ = selector.FromMap(selNode)
-		if sel == nil { // defaults to the template's labels
-			sel = equalities(s.pods[0].fixed)
+		if manifest.IsNull(selNode) { // defaults to the template's labels
+			var labels *yaml.Node
+			selKey, labels = manifest.MapEntry(manifest.Path(spec, "template", "metadata"), "labels")
+			sel, _ = selector.FromMap(labels)
+			s.defaulted = true
 		}
 	case obj.Kind == "Job":
 		if manifest.ScalarValue(manifest.MapGet(spec, "manualSelector")) != "true" {
@@ -137,7 +143,11 @@ func summarizeOverlap(p *analysis.Pass) (overlapSummary, bool) {
 		sel.Requirements[i].Node = nil
 	}
 	s.selector = sel
-	s.at = p.Finding(selKey, "spec.selector", nil, "")
+	field := "spec.selector"
+	if s.defaulted {
+		field = "spec.template.metadata.labels"
+	}
+	s.at = p.Finding(selKey, field, nil, "")
 	s.owner = controllerOwner(obj)
 	return s, true
 }
@@ -191,8 +201,12 @@ func finishOverlap(p *analysis.CrossPass, summaries []overlapSummary) {
 					continue
 				}
 				f := a.at
+				sel := a.selector.String()
+				if a.defaulted {
+					sel += ", taken from its template's labels: it sets no spec.selector"
+				}
 				f.Message = fmt.Sprintf("%s's selector (%s) also selects the pods of %s (its template has %s): a Service or PodDisruptionBudget over these labels spans the pods of both, and each controller adopts the other's orphaned pods; give each its own label, or delete the one left over",
-					a.id, a.selector, b.id, why(a.selector, pb.fixed))
+					a.id, sel, b.id, why(a.selector, pb.fixed))
 				p.Report(f)
 				told[b.id] = true
 				break
