@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -53,11 +54,13 @@ func Refuse(g *Graph, root *Kustomization) *Problem {
 
 // templateRoot refuses a root one of whose kustomizations writes Go/Helm
 // template markers where no applied manifest can hold them (`namespace:
-// "{{ .Release.Namespace }}"`, a name prefix, selector labels, an image):
-// its output is the source of a Helm chart that another tool makes, never
-// applied as rendered, so its objects are not judged. Markers elsewhere (a
-// generator literal holding an alert template) are data, and a marker in
-// a file it reads is that file's business.
+// "{{ .Release.Namespace }}"`, a name prefix, selector labels, an image,
+// or, through an inline patch, a namespace, name, labels, replicas or
+// image): its output is the source of a Helm chart that another tool
+// makes, never applied as rendered, so its objects are not judged.
+// Markers elsewhere (a generator literal or a patched ConfigMap holding
+// an alert template) are data, and a marker in a file it reads is that
+// file's business.
 func templateRoot(root *Kustomization) *Problem {
 	var p *Problem
 	walkGraph(root, func(k *Kustomization) {
@@ -73,14 +76,118 @@ func templateRoot(root *Kustomization) *Problem {
 		}
 		for _, w := range where {
 			walkNodes(w, func(n *yaml.Node) {
-				if p == nil && n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "{{") && strings.Contains(n.Value, "}}") {
-					p = &Problem{File: k.File, Line: n.Line, Column: n.Column, Refused: true, Template: true, Entry: n.Value,
-						Message: "not rendered: the kustomization sets Go/Helm template markers ({{ }}): it renders the source of a chart another tool makes, not manifests to apply (lint that tool's output: helm template | shipshape lint -)"}
+				if p == nil && isMarker(n) {
+					p = templateProblem(k, n)
 				}
 			})
 		}
+		for _, n := range inlinePatches(k) {
+			if p == nil && strings.Contains(n.Value, "{{") {
+				docs, _ := inlineDocs(k, n)
+				for _, d := range docs {
+					if m := structuralMarker(d); m != nil && p == nil {
+						p = templateProblem(k, m)
+					}
+				}
+			}
+		}
 	})
 	return p
+}
+
+func isMarker(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "{{") && strings.Contains(n.Value, "}}")
+}
+
+func templateProblem(k *Kustomization, n *yaml.Node) *Problem {
+	return &Problem{File: k.File, Line: n.Line, Column: n.Column, Refused: true, Template: true, Entry: n.Value,
+		Message: "not rendered: the kustomization sets Go/Helm template markers ({{ }}): it renders the source of a chart another tool makes, not manifests to apply (lint that tool's output: helm template | shipshape lint -)"}
+}
+
+// inlinePatches are the patches k writes inline (block scalars).
+func inlinePatches(k *Kustomization) []*yaml.Node {
+	var out []*yaml.Node
+	for _, f := range []string{"patches", "patchesJson6902"} {
+		for _, e := range seq(mapGet(k.Doc, f)) {
+			if n := mapGet(e, "patch"); n != nil && n.Kind == yaml.ScalarNode {
+				out = append(out, n)
+			}
+		}
+	}
+	for _, e := range seq(mapGet(k.Doc, "patchesStrategicMerge")) {
+		if e.Kind == yaml.ScalarNode && strings.Contains(e.Value, "\n") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// structuralMarker returns the first marker a patch document writes where
+// a manifest's structure is, else nil: in a JSON patch, an op's value at
+// such a path; in a strategic-merge patch, such a field.
+func structuralMarker(doc *yaml.Node) *yaml.Node {
+	var found *yaml.Node
+	visit := func(path []string, n *yaml.Node) {
+		if found == nil && isMarker(n) && structural(path) {
+			found = n
+		}
+	}
+	if doc.Kind == yaml.SequenceNode {
+		for _, op := range doc.Content {
+			path := strings.Split(strings.TrimPrefix(scalarOf(op, "path"), "/"), "/")
+			for i, s := range path {
+				path[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+			}
+			walkPaths(mapGet(op, "value"), path, visit)
+		}
+		return found
+	}
+	walkPaths(doc, nil, visit)
+	return found
+}
+
+// structural reports whether a value at path (keys; list indexes as
+// "[]") names or selects an object or sets its count or image: a field
+// kustomize's namespace, name, labels, replicas or images settings write.
+func structural(path []string) bool {
+	keys := slices.DeleteFunc(slices.Clone(path), func(s string) bool {
+		return s == "[]" || s == "-" || strings.Trim(s, "0123456789") == ""
+	})
+	n := len(keys)
+	switch {
+	case n == 0:
+		return false
+	case keys[n-1] == "image" || keys[n-1] == "replicas" && n == 2 && keys[0] == "spec":
+		return true
+	case n >= 2 && keys[n-2] == "metadata" && (keys[n-1] == "namespace" || keys[n-1] == "name"):
+		return n == 2
+	}
+	for i := 1; i < n; i++ {
+		if keys[i-1] == "metadata" && keys[i] == "labels" || keys[i-1] == "spec" && keys[i] == "selector" {
+			return true
+		}
+	}
+	return false
+}
+
+// walkPaths calls fn on every scalar under n with its key path (list
+// items as "[]").
+func walkPaths(n *yaml.Node, path []string, fn func([]string, *yaml.Node)) {
+	if n == nil {
+		return
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		fn(path, n)
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			walkPaths(n.Content[i+1], append(slices.Clip(path), n.Content[i].Value), fn)
+		}
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			walkPaths(c, append(slices.Clip(path), "[]"), fn)
+		}
+	}
 }
 
 // refuseIn checks k and what it reaches in the order kustomize loads them
