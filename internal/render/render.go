@@ -340,6 +340,12 @@ func failedAt(root *Kustomization, msg string) *Problem {
 	if k, n := undecoded(root, msg); k != nil {
 		return &Problem{File: k.File, Line: n.Line, Column: n.Column, Message: msg}
 	}
+	// A base (or a base's base) that failed on one of its own entries
+	// (a file it lists that is missing): at that entry, the line to edit,
+	// once for every root that reaches it.
+	if k, r := deepestNamed(root, msg); k != root && r != nil {
+		return &Problem{File: k.File, Line: r.Node.Line, Column: r.Node.Column, Message: msg}
+	}
 	p := &Problem{File: root.File, Line: 1, Column: 1, Message: msg}
 	for _, name := range []func(*Ref) string{
 		func(r *Ref) string { return r.Value },
@@ -373,6 +379,45 @@ func failedAt(root *Kustomization, msg string) *Problem {
 		p.Line, p.Column = n.Line, n.Column
 	}
 	return p
+}
+
+// deepestNamed follows the entries kustomize's message names one after
+// the other ("accumulating resources from '../crd': ... accumulating
+// resources from 'bases/quota.yaml': ... no such file") from root down
+// through the kustomizations they are, and returns the last one named and
+// the kustomization that lists it; r is nil when the message names no
+// entry of root, or the entries go round a cycle.
+func deepestNamed(root *Kustomization, msg string) (owner *Kustomization, r *Ref) {
+	owner, k, rest := root, root, msg
+	seen := map[*Kustomization]bool{root: true}
+	for {
+		var next *Ref
+		best, after := -1, 0
+		for _, c := range k.Refs {
+			if c.Inline {
+				continue
+			}
+			// As listed, or by the absolute path of a file it could not
+			// read ("evalsymlink failure on '/abs/config.yaml'").
+			for _, name := range []string{c.Value, c.Path} {
+				if i := strings.Index(rest, "'"+name+"'"); name != "" && i >= 0 && (best < 0 || i < best) {
+					best, after, next = i, i+len(name)+2, c
+				}
+			}
+		}
+		if next == nil {
+			return owner, r
+		}
+		owner, r = k, next
+		if next.Target == nil {
+			return owner, r
+		}
+		if seen[next.Target] { // a cycle: the root's entry starts it
+			return root, nil
+		}
+		seen[next.Target] = true
+		k, rest = next.Target, rest[after:]
+	}
 }
 
 // undecoded is the kustomization below root, along the entries kustomize's
