@@ -432,28 +432,12 @@ func undecoded(root *Kustomization, msg string) (*Kustomization, *yaml.Node) {
 	if end < 0 {
 		return nil, nil
 	}
-	k, rest := root, msg[:end]
-	for {
-		var next *Kustomization
-		best, after := -1, 0
-		for _, r := range k.Refs {
-			if r.Inline || r.Target == nil || r.Value == "" {
-				continue
-			}
-			if i := strings.Index(rest, "'"+r.Value+"'"); i >= 0 && (best < 0 || i < best) {
-				best, after, next = i, i+len(r.Value)+2, r.Target
-			}
-		}
-		if next == nil {
-			break
-		}
-		k, rest = next, rest[after:]
-	}
-	if k == root {
+	_, r := deepestNamed(root, msg[:end])
+	if r == nil || r.Target == nil {
 		return nil, nil
 	}
-	if n := decodeErrorAt(k.Doc, msg); n != nil {
-		return k, n
+	if n := decodeErrorAt(r.Target.Doc, msg); n != nil {
+		return r.Target, n
 	}
 	return nil, nil
 }
