@@ -140,6 +140,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 			roots = append(roots, r)
 		}
 	}
+	roots = append(roots, render.TemplateBases(g, roots)...)
 	// Files are linted while the roots render: those no root reaches
 	// first, then those a root reaches, once the roots have rendered, as
 	// kustomize reads them, or as written when every root reaching one

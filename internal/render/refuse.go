@@ -338,3 +338,31 @@ func remoteField(n *yaml.Node) *yaml.Node {
 	}
 	return nil
 }
+
+// TemplateBases returns the kustomizations that only roots refused for
+// template markers list, directly: a Helm overlay over an operator's
+// config/default makes a chart from it, and config/default is applied on
+// its own too (`kustomize build config/default | kubectl apply -f -`), so
+// it is rendered as a root of its own rather than not judged at all. A
+// base that a rendered root reaches is judged there already.
+func TemplateBases(g *Graph, roots []*Kustomization) []*Kustomization {
+	var templates []*Kustomization
+	reached := map[*Kustomization]bool{}
+	for _, r := range roots {
+		if p := Refuse(g, r); p != nil && p.Template {
+			templates = append(templates, r)
+			continue
+		}
+		walkGraph(r, func(k *Kustomization) { reached[k] = true })
+	}
+	var out []*Kustomization
+	for _, t := range templates {
+		for _, ref := range t.Refs {
+			if b := ref.Target; ref.Kind == RefResource && b != nil && b != t && b.Kind != "Component" && !reached[b] {
+				reached[b] = true
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
