@@ -108,7 +108,7 @@ func TestParseLinesAfterError(t *testing.T) {
 
 func TestCollect(t *testing.T) {
 	root := t.TempDir()
-	for _, p := range []string{"a.yaml", "b.yml", "c.txt", "sub/d.YAML", ".git/e.yaml", ".hidden/f.yaml", "dir with space/ü.yaml"} {
+	for _, p := range []string{"a.yaml", "b.yml", "c.txt", "sub/d.YAML", ".git/e.yaml", ".hidden/f.yaml", "dir with space/ü.yaml", ".travis.yml", "sub/.golangci.yaml"} {
 		full := filepath.Join(root, p)
 		os.MkdirAll(filepath.Dir(full), 0o755)
 		os.WriteFile(full, []byte("a: b\n"), 0o644)

@@ -35,7 +35,8 @@ type WalkError struct {
 func (e WalkError) Error() string { return e.Path + ": " + e.Err.Error() }
 
 // Collect expands paths into the files to lint: directories recursively
-// (*.yaml and *.yml, skipping hidden directories such as .git), files as
+// (*.yaml and *.yml, skipping hidden directories such as .git and hidden
+// files such as .travis.yml), files as
 // named, "-" for stdin. Order is stable: arguments in order, each directory
 // in lexical order. Non-regular files (FIFOs, devices, sockets) are skipped
 // so that a walk never blocks on a read.
@@ -100,6 +101,11 @@ func Walk(paths []string, errs *[]WalkError) iter.Seq[Input] {
 					if path != p && strings.HasPrefix(name, ".") && name != "." && name != ".." {
 						return fs.SkipDir
 					}
+					return nil
+				}
+				// Hidden files (.travis.yml, .gitlab-ci.yml, .golangci.yaml)
+				// configure tools, not clusters; named, they are linted.
+				if strings.HasPrefix(name, ".") {
 					return nil
 				}
 				if ok, link := yamlFile(path, d); ok {
