@@ -23,7 +23,10 @@ the last value.
 
 Keys are compared as kubectl reads them (YAML 1.1, then JSON): ` + "`on`" + ` and ` + "`true`" + `
 are the same key, and so are ` + "`1`" + ` and ` + "`\"1\"`" + `. The finding points at the second
-key. There is no automatic fix: which value is
+key. A document whose top-level ` + "`apiVersion`" + ` or ` + "`kind`" + ` repeats is two objects
+without a ` + "`---`" + ` between them: one finding, where the second starts, names the object
+that is lost, and the rules judge the object kubectl reads (the last value of each
+key). There is no automatic fix: which value is
 meant is a decision. This rule checks every object, custom resources and kustomize
 patches included; YAML merge keys (` + "`<<`" + `) are not duplicates.`,
 	Bad: `apiVersion: v1
@@ -73,6 +76,13 @@ func (w *dupChecker) mapping(n *yaml.Node, path manifest.FieldPath) {
 	keys := len(n.Content) / 2
 	if keys < 2 {
 		return
+	}
+	if len(path) == 0 {
+		if second := secondObject(n); second != nil {
+			// Its other top-level keys repeat for the same reason.
+			w.reportMerged(n, second)
+			return
+		}
 	}
 	if keys <= 16 {
 		// Small mappings, nearly all of them: no map, no allocation.
@@ -146,6 +156,56 @@ func (w *dupChecker) report(in manifest.FieldPath, first, second *yaml.Node, tex
 	if kustomization || obj.Kustomize == nil && !obj.Unrendered {
 		// Accepted, a value silently lost: by kubectl applying the file
 		// as written, or by kustomize reading its kustomization.
+		f.Severity = analysis.Warning
+	}
+	w.p.ReportFinding(f)
+}
+
+// secondObject returns the first top-level apiVersion or kind key of
+// document root n that repeats one above it: where a second object starts
+// without a `---` separator, or nil.
+func secondObject(n *yaml.Node) *yaml.Node {
+	var seen [2]bool
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		for j, name := range [2]string{"apiVersion", "kind"} {
+			if k.Kind == yaml.ScalarNode && k.Value == name {
+				if seen[j] {
+					return k
+				}
+				seen[j] = true
+			}
+		}
+	}
+	return nil
+}
+
+// reportMerged reports two objects read as one, at second, where the
+// second starts; the first is named by its own kind and name.
+func (w *dupChecker) reportMerged(n, second *yaml.Node) {
+	first := "the object above"
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "kind" && n.Content[i+1].Kind == yaml.ScalarNode {
+			first = n.Content[i+1].Value
+			break
+		}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "metadata" {
+			if name := manifest.ScalarValue(manifest.MapGet(n.Content[i+1], "name")); name != "" {
+				first += "/" + name
+			}
+			break
+		}
+	}
+	obj := w.p.Object
+	who := "kubectl keeps the last value of each key, so " + first + " above is lost"
+	if obj.Kustomize != nil || obj.Unrendered {
+		who = "kustomize rejects the document (kubectl, applying the file as written, keeps the last value of each key: " + first + " above is lost)"
+	}
+	f := w.p.Finding(second, second.Value, nil, "key %s appears again: a second object starts here without a \"---\" separator, and both are read as one object: %s: add \"---\" before it, or delete the stale copy",
+		strconv.Quote(second.Value), who)
+	if obj.Kustomize == nil && !obj.Unrendered {
 		f.Severity = analysis.Warning
 	}
 	w.p.ReportFinding(f)

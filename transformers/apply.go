@@ -118,8 +118,10 @@ func keyIndex(e Edit) (int, error) {
 	return 0, fail(e, nil, "not a key of the given mapping")
 }
 
+// findKey returns the index of key in mapping m, or -1; of a key written
+// twice, the last, which kubectl applies (and rules judge).
 func findKey(m *yaml.Node, key string) int {
-	for i := 0; i+1 < len(m.Content); i += 2 {
+	for i := len(m.Content)&^1 - 2; i >= 0; i -= 2 {
 		if k := m.Content[i]; k.Kind == yaml.ScalarNode && k.Value == key {
 			return i
 		}

@@ -291,6 +291,16 @@ func (d *differ) duplicates(path string, chunks []chunk, objs []*manifest.Object
 	for _, fd := range findings {
 		keyLines = append(keyLines, fd.Line)
 		valueLines = append(valueLines, valueLine(objs, fd.Line, fd.Column))
+		if strings.Contains(fd.Message, `without a "---" separator`) {
+			// Two objects read as one: one finding for all the
+			// top-level keys that repeat.
+			top := topLevelLines(objs, fd.Line)
+			keyLines = append(keyLines, top...)
+			valueLines = append(valueLines, top...)
+			for _, l := range top {
+				valueLines = append(valueLines, valueLine(objs, l, 1))
+			}
+		}
 		if !slices.Contains(v2Lines, valueLines[len(valueLines)-1]) && !slices.Contains(v3Lines, fd.Line) {
 			d.problem("%s:%d: shipshape reports a duplicate key (%s) that neither go-yaml v2 nor yaml.v3 rejects", path, fd.Line, fd.Message)
 		}
@@ -385,6 +395,24 @@ func valueLine(objs []*manifest.Object, line, column int) int {
 }
 
 // lineInObject: whether a line belongs to one of the built-in objects.
+// topLevelLines are the lines of the top-level keys of the object whose
+// root mapping has a key at line.
+func topLevelLines(objs []*manifest.Object, line int) []int {
+	for _, o := range objs {
+		var lines []int
+		found := false
+		for i := 0; i+1 < len(o.Node.Content); i += 2 {
+			k := o.Node.Content[i]
+			lines = append(lines, k.Line)
+			found = found || k.Line == line
+		}
+		if found {
+			return lines
+		}
+	}
+	return nil
+}
+
 func lineInObject(line int, objs []*manifest.Object) bool {
 	for _, o := range objs {
 		if line >= o.Node.Line && line <= lastLine(o.Node) {

@@ -125,11 +125,13 @@ func MapGet(m *yaml.Node, key string) *yaml.Node {
 }
 
 // MapEntry returns the key and value nodes of key in mapping m, or nils.
+// A key written twice is read as kubectl reads it (and kustomize reads a
+// kustomization): the last one.
 func MapEntry(m *yaml.Node, key string) (k, v *yaml.Node) {
 	if m == nil || m.Kind != yaml.MappingNode {
 		return nil, nil
 	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
+	for i := len(m.Content)&^1 - 2; i >= 0; i -= 2 {
 		if m.Content[i].Value == key && m.Content[i].Kind == yaml.ScalarNode {
 			return m.Content[i], m.Content[i+1]
 		}

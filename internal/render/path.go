@@ -124,8 +124,9 @@ func (p Path) Get(n *yaml.Node) (key, val *yaml.Node) {
 		if val.Kind != yaml.MappingNode {
 			return nil, nil
 		}
+		// The last of a key written twice, as kubectl reads it.
 		var found bool
-		for i := 0; i+1 < len(val.Content); i += 2 {
+		for i := len(val.Content)&^1 - 2; i >= 0; i -= 2 {
 			if val.Content[i].Value == s.Key {
 				key, val, found = val.Content[i], val.Content[i+1], true
 				break

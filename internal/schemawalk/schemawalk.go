@@ -236,6 +236,24 @@ func (w *walker) walk(obj *manifest.Object) {
 	}
 }
 
+// lastEntries maps each key of mapping n written more than once to the
+// index of its last entry; nil when no key repeats (nearly always).
+func lastEntries(n *yaml.Node) map[string]int {
+	var last map[string]int
+	for i := 2; i+1 < len(n.Content); i += 2 {
+		for j := 0; j < i; j += 2 {
+			if n.Content[j].Value == n.Content[i].Value && n.Content[i].Kind == yaml.ScalarNode {
+				if last == nil {
+					last = map[string]int{}
+				}
+				last[n.Content[i].Value] = i
+				break
+			}
+		}
+	}
+	return last
+}
+
 // sopsCiphertext reports whether n is a value SOPS encrypted.
 func sopsCiphertext(n *yaml.Node) bool {
 	return n.Kind == yaml.ScalarNode && strings.HasPrefix(n.Value, "ENC[AES256_GCM,data:") && strings.HasSuffix(n.Value, "]")
@@ -274,13 +292,22 @@ func (w *walker) visit(c *Cursor, d int, active uint64) {
 	n := c.Node
 	switch n.Kind {
 	case yaml.MappingNode:
+		var last map[string]int // d == 0: the entry kubectl keeps of a key written twice
+		if d == 0 {
+			last = lastEntries(n)
+		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if d == 0 && w.sops && k.Value == "sops" {
 				continue // removed by the decryption, before the apply
 			}
 			t, r := entryReading(c, k, v)
-			if r == outside && c.reading == typed && c.Type.Kind() == schema.Struct && isField(k) {
+			if j, ok := last[k.Value]; ok && j != i {
+				// Two objects without a `---` between them: kubectl
+				// reads the last of each top-level key, so this one is
+				// never applied; only what judges the text sees it.
+				t, r = schema.Type{}, outside
+			} else if r == outside && c.reading == typed && c.Type.Kind() == schema.Struct && isField(k) {
 				w.unknownField(c, k, active)
 			}
 			if r == outside && active&w.untyped == 0 {

@@ -114,8 +114,8 @@ helmCharts:
 		want: `typed : Kustomization
 typed apiVersion: string
 typed kind: string
-typed metadata: ObjectMeta
-typed metadata.name: string
+untyped metadata
+untyped metadata.name
 typed metadata: ObjectMeta
 typed metadata.name: string
 typed commonLabels: map
