@@ -66,6 +66,7 @@ type sentObject struct {
 	Namespace string
 	Claims    []finding // error findings of the refusing rules, as-written warnings (see add)
 	Others    []finding // every other finding on it
+	Rendered  bool      // sent as kubectl kustomize renders it, not as written
 	// outcome
 	Refused bool
 	Client  bool   // refused by kubectl before sending
@@ -210,6 +211,10 @@ func collect(t *testing.T, base string, files []string, findings []finding, rend
 				t.Fatalf("%s: rendered object: %v", root, err)
 			}
 			o := newObject(fmt.Sprintf("%s (kustomize) %s/%s", root, m.Kind, m.Metadata.Name), doc)
+			if o == nil {
+				continue
+			}
+			o.Rendered = true
 			// What shipshape says of this directory built alone, as
 			// kubectl kustomize builds it: findings on its rendered objects
 			// (their resource is the rendered one) and on the sources it
@@ -267,8 +272,9 @@ func newObject(source string, doc []byte) *sentObject {
 func (o *sentObject) add(f finding) {
 	// A file kustomize reads in a root that does not render is sent as
 	// written: ambiguous-scalar's warning that kubectl reads a value
-	// kustomize keeps as another type claims what the server does then.
-	asWritten := f.Rule == "ambiguous-scalar" && strings.Contains(f.Message, "when the file is applied as written")
+	// kustomize keeps as another type claims what the server does then;
+	// of an object sent rendered, it claims nothing.
+	asWritten := !o.Rendered && f.Rule == "ambiguous-scalar" && strings.Contains(f.Message, "when the file is applied as written")
 	if f.Severity == "error" && refusingRules[f.Rule] || asWritten {
 		o.Claims = append(o.Claims, f)
 	} else {
