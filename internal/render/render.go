@@ -375,10 +375,77 @@ func failedAt(root *Kustomization, msg string) *Problem {
 			}
 		}
 	}
+	if file, n := namedEntry(root, msg); n != nil {
+		p.File, p.Line, p.Column = file, n.Line, n.Column
+		return p
+	}
 	if n := decodeErrorAt(root.Doc, msg); n != nil {
 		p.Line, p.Column = n.Line, n.Column
 	}
 	return p
+}
+
+var (
+	// evanphx/json-patch: "add operation does not apply: doc is missing
+	// path: \"/metadata/labels/x\": missing value".
+	jsonPatchMissing = regexp.MustCompile(`operation does not apply: doc is missing (?:path|key): "?(/[^"\s:]*)`)
+	unmappedVar      = regexp.MustCompile(`var '\{(\S+) `)
+	unscalable       = regexp.MustCompile(`resource with name (\S+) does not match a config with the following GVK`)
+)
+
+// namedEntry finds, in the kustomizations root reaches, the entry a
+// failure names only by what it holds: the JSON patch op on a path the
+// object lacks (in its patch file, or inline), the var kustomize cannot
+// map, the replicas entry of an object it cannot scale; nil when the
+// message is none of these.
+func namedEntry(root *Kustomization, msg string) (file string, at *yaml.Node) {
+	op, v, rep := jsonPatchMissing.FindStringSubmatch(msg), unmappedVar.FindStringSubmatch(msg), unscalable.FindStringSubmatch(msg)
+	if op == nil && v == nil && rep == nil {
+		return "", nil
+	}
+	entry := func(k *Kustomization, field, name string) *yaml.Node {
+		for _, e := range seq(mapGet(k.Doc, field)) {
+			if scalarOf(e, "name") == name {
+				return e
+			}
+		}
+		return nil
+	}
+	walkGraph(root, func(k *Kustomization) {
+		switch {
+		case at != nil || k.Doc == nil:
+		case v != nil:
+			file, at = k.File, entry(k, "vars", v[1])
+		case rep != nil:
+			file, at = k.File, entry(k, "replicas", rep[1])
+		default:
+			for _, n := range inlinePatches(k) {
+				if docs, _ := inlineDocs(k, n); at == nil {
+					file, at = k.File, opOn(docs, op[1])
+				}
+			}
+			for _, r := range k.Refs {
+				if at == nil && r.Kind == RefPatch && r.Path != "" {
+					data, _ := os.ReadFile(r.Path)
+					docs, _ := manifest.DocumentRoots(data)
+					file, at = r.Path, opOn(docs, op[1])
+				}
+			}
+		}
+	})
+	return file, at
+}
+
+// opOn returns the JSON patch op of docs on path, or nil.
+func opOn(docs []*yaml.Node, path string) *yaml.Node {
+	for _, d := range docs {
+		for _, o := range seq(d) {
+			if scalarOf(o, "path") == path {
+				return o
+			}
+		}
+	}
+	return nil
 }
 
 // deepestNamed follows the entries kustomize's message names one after
