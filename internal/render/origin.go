@@ -959,7 +959,7 @@ func byOps(e patchEntry, o *Object, p Path, v *yaml.Node) (Location, bool) {
 	for i := len(ops) - 1; i >= 0; i-- {
 		op := ops[i]
 		kind := scalarOf(op, "op")
-		opPath, ok := pointerPath(scalarOf(op, "path"), o.Node)
+		opPath, ok := pointerPath(scalarOf(op, "path"), o.Node, appendsAfter(ops, i))
 		if !ok || len(opPath) > len(p) || !opPath.isPrefixOf(p) {
 			continue
 		}
@@ -1020,10 +1020,28 @@ func (p Path) isPrefixOf(q Path) bool {
 	return true
 }
 
+// appendsAfter counts the ops after ops[i] that append to the list
+// ops[i] appends to ("add" at the same path ending in "/-"): each puts
+// an item after the one ops[i] added.
+func appendsAfter(ops []*yaml.Node, i int) int {
+	path := scalarOf(ops[i], "path")
+	if scalarOf(ops[i], "op") != "add" || !strings.HasSuffix(path, "/-") {
+		return 0
+	}
+	n := 0
+	for _, op := range ops[i+1:] {
+		if scalarOf(op, "op") == "add" && scalarOf(op, "path") == path {
+			n++
+		}
+	}
+	return n
+}
+
 // pointerPath turns a JSON pointer into a Path over the rendered object:
 // numeric tokens under a sequence are indexes, and "-" (append) is the
-// last item of the rendered sequence.
-func pointerPath(ptr string, obj *yaml.Node) (Path, bool) {
+// item that many items (later, appended after it) before the last of the
+// rendered sequence.
+func pointerPath(ptr string, obj *yaml.Node, later int) (Path, bool) {
 	if !strings.HasPrefix(ptr, "/") {
 		return nil, false
 	}
@@ -1034,7 +1052,7 @@ func pointerPath(ptr string, obj *yaml.Node) (Path, bool) {
 		if cur != nil && cur.Kind == yaml.SequenceNode {
 			n, err := strconv.Atoi(tok)
 			if tok == "-" {
-				n, err = len(cur.Content)-1, nil
+				n, err = len(cur.Content)-1-later, nil
 			}
 			if err != nil || n < 0 {
 				return nil, false
