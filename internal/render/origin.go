@@ -171,6 +171,9 @@ func (r *Renderer) Locate(res *Result, o *Object, p Path) Location {
 			return r.byGenerator(res, o, origin)
 		}
 		if base == nil {
+			if l, ok := r.kindPatched(res.Root, o); ok {
+				return l
+			}
 			if origin != nil && origin.Path != "" {
 				return rendered(fmt.Sprintf("%s comes from %s, which has no %s document whose name it carries", o.Label(), origin.Path, o.Kind))
 			}
@@ -404,6 +407,46 @@ func at(src SourceKind, file string, key, val *yaml.Node) Location {
 		l.Line, l.Column = n.Line, n.Column
 	}
 	return l
+}
+
+// kindPatched locates an object whose kind a JSON patch of root's graph
+// changed (contour turns ClusterRoles into Roles with `op: replace, path:
+// /kind`): at that op, not exact (its fields come from a document of
+// the other kind, which stays what it is for everything else).
+func (r *Renderer) kindPatched(root *Kustomization, o *Object) (Location, bool) {
+	var l Location
+	found := false
+	walkGraph(root, func(k *Kustomization) {
+		for _, field := range []string{"patches", "patchesJson6902"} {
+			for _, e := range seq(mapGet(k.Doc, field)) {
+				if found {
+					return
+				}
+				file, docs, block := k.File, []*yaml.Node(nil), (*yaml.Node)(nil)
+				if n := mapGet(e, "patch"); n != nil && n.Kind == yaml.ScalarNode {
+					docs, _ = inlineDocs(k, n)
+					block = n
+				} else if path := scalarOf(e, "path"); path != "" {
+					file = filepath.Join(k.Dir, path)
+					docs, _ = r.docs(file)
+				}
+				for _, d := range docs {
+					for _, op := range seq(d) {
+						if scalarOf(op, "path") == "/kind" && scalarOf(op, "value") == o.Kind && (scalarOf(op, "op") == "replace" || scalarOf(op, "op") == "add") && !found {
+							from := scalarOf(mapGet(e, "target"), "kind")
+							if from == "" {
+								from = "another kind"
+							}
+							l, found = at(FromJSONPatch, file, op, nil), true
+							l.Doc, l.Block = 0, block
+							l.Why = fmt.Sprintf("this JSON-patch op turns %s into a %s: its fields come from the %s, which stays one where no such patch applies", from, o.Kind, from)
+						}
+					}
+				}
+			}
+		}
+	})
+	return l, found
 }
 
 // base is the source document of an object.
