@@ -346,6 +346,10 @@ func failedAt(root *Kustomization, msg string) *Problem {
 	if k, r := deepestNamed(root, msg); k != root && r != nil {
 		return &Problem{File: k.File, Line: r.Node.Line, Column: r.Node.Column, Message: msg}
 	}
+	// A failure named by what the entry holds, in root or below it.
+	if file, n := namedEntry(root, msg); n != nil {
+		return &Problem{File: file, Line: n.Line, Column: n.Column, Message: msg}
+	}
 	p := &Problem{File: root.File, Line: 1, Column: 1, Message: msg}
 	for _, name := range []func(*Ref) string{
 		func(r *Ref) string { return r.Value },
@@ -374,10 +378,6 @@ func failedAt(root *Kustomization, msg string) *Problem {
 				return p
 			}
 		}
-	}
-	if file, n := namedEntry(root, msg); n != nil {
-		p.File, p.Line, p.Column = file, n.Line, n.Column
-		return p
 	}
 	if n := decodeErrorAt(root.Doc, msg); n != nil {
 		p.Line, p.Column = n.Line, n.Column
