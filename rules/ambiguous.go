@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"encoding/base64"
 	"fmt"
 	"slices"
 	"strconv"
@@ -37,7 +38,10 @@ counts inside string maps and lists, where it deletes or blanks the entry, and h
 fix (whether "" or no entry is meant is the author's call); the word ` + "`null`" + ` and its
 short form ` + "`~`" + ` are not reported (they are written on purpose, and quoting ` + "`~`" + ` would
 set the text ` + "`~`" + `, no valid label), nor is any null in a kustomize patch, where it is
-the strategic-merge directive that deletes the key.
+the strategic-merge directive that deletes the key. In a field that holds base64
+(a Secret's ` + "`data`" + `, a ConfigMap's ` + "`binaryData`" + `) there is no quoting fix either: quoted,
+` + "`1234`" + ` is read as base64 and decodes to other bytes the API accepts; the finding gives
+the encoded text, or the field to move it to (` + "`stringData`, `data`" + `).
 
 An explicit tag decides the type whatever the quoting: ` + "`!!int \"3\"`" + ` is the number 3
 and ` + "`!!bool \"yes\"`" + ` is true for kubectl, while ` + "`!!str 3`" + ` is a string. An alias is
@@ -295,9 +299,21 @@ func (w *scalarChecker) plain(c *schemawalk.Cursor, n *yaml.Node, inCollection, 
 	}
 	lead := what + isReadAs
 	remedy := "quote it (" + strconv.Quote(n.Value) + ")"
+	quotable := true
+	if !isKey && c.Type.Kind() == schema.Bytes {
+		// Secret data, ConfigMap binaryData: quoted, 1234 is read as
+		// base64 and decodes to other bytes (d7 6d f8), which the API
+		// accepts: the text must be encoded, or moved.
+		move := "stringData"
+		if w.p.Object.Kind == "ConfigMap" {
+			move = "data"
+		}
+		remedy = fmt.Sprintf("the field holds base64: base64-encode it (%s) or move it to %s (quoted, it is still read as base64)",
+			base64.StdEncoding.EncodeToString([]byte(n.Value)), move)
+		quotable = false
+	}
 	severity := w.p.Rule.Severity
 	message := readAs(lead, v, n.Value, isKey, remedy)
-	quotable := true
 	switch obj := w.p.Object; {
 	case obj.Kind == "Kustomization" && obj.Group() == "kustomize.config.k8s.io":
 		// kustomize reads its kustomization as kubectl reads manifests
