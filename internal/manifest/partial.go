@@ -13,7 +13,8 @@ import (
 // reporting "missing selector" on a strategic-merge patch is noise.
 //   - a workload container without an image (the API requires one; a
 //     patch names the container and overrides a field or two);
-//   - a workload with neither a selector nor template labels;
+//   - a workload with neither a selector nor template labels (or only
+//     empty ones: `matchLabels: {}`, `labels: {}`);
 //   - a workload whose pod template has no containers (the API requires
 //     one; a patch sets a field or two of the pod spec: affinity,
 //     tolerations);
@@ -23,7 +24,7 @@ func incomplete(kind string, n *yaml.Node) bool {
 	switch kind {
 	case "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet":
 		tmpl := MapGet(spec, "template")
-		if MapGet(spec, "selector") == nil && MapGet(MapGet(tmpl, "metadata"), "labels") == nil {
+		if unset(MapGet(spec, "selector")) && unset(MapGet(MapGet(tmpl, "metadata"), "labels")) {
 			return true
 		}
 		containers := MapGet(MapGet(tmpl, "spec"), "containers")
@@ -33,6 +34,25 @@ func incomplete(kind string, n *yaml.Node) bool {
 			ScalarValue(MapGet(spec, "type")) != "ExternalName"
 	}
 	return false
+}
+
+// unset reports whether n sets nothing: absent, null, or mappings and
+// lists with nothing in them (`selector: {matchLabels: {}}`, `labels: {}`).
+func unset(n *yaml.Node) bool {
+	switch {
+	case IsNull(n):
+		return true
+	case n.Kind == yaml.SequenceNode:
+		return len(n.Content) == 0
+	case n.Kind != yaml.MappingNode:
+		return false
+	}
+	for i := 1; i < len(n.Content); i += 2 {
+		if !unset(n.Content[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func containerWithoutImage(cs *yaml.Node) bool {
