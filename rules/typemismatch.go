@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/schema"
 	"github.com/shipshape-dev/shipshape/internal/schemawalk"
 	"github.com/shipshape-dev/shipshape/internal/yaml11"
@@ -37,7 +38,9 @@ apiVersion (kubectl rejects it; a kustomization and a patch may leave it out). A
 ` + "`ambiguous-scalar`" + ` instead, which can fix it. Custom resources are not checked:
 their schema is not known to shipshape. In a SOPS-encrypted object (Flux decrypts
 it before the apply) the ciphertexts (` + "`ENC[AES256_GCM,…]`" + `) are not judged: their type
-is known only once decrypted.`,
+is known only once decrypted. Nor are the placeholders a tool replaces before the
+apply: Flux's ` + "`${VAR}`" + `, and argocd-vault-plugin's ` + "`<path:secret/data/db#key>`" + `, or
+` + "`<key>`" + ` in an object with an ` + "`avp.kubernetes.io/path`" + ` annotation.`,
 	Bad: `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -197,6 +200,30 @@ func isTemplateVariable(s string) bool {
 	return len(s) > 3 && strings.HasPrefix(s, "${") && variableEnd(s) == len(s)
 }
 
+// substituted reports whether s is a placeholder a tool replaces before
+// the object is applied: an envsubst variable (Flux), or an
+// argocd-vault-plugin placeholder, <path:secret/data/db#password>
+// anywhere, <password> in an object that names its vault path with an
+// avp.kubernetes.io annotation.
+func (w *typeChecker) substituted(s string) bool {
+	if isTemplateVariable(s) {
+		return true
+	}
+	if len(s) < 3 || s[0] != '<' || s[len(s)-1] != '>' || strings.ContainsAny(s[1:len(s)-1], "<>") {
+		return false
+	}
+	if strings.HasPrefix(s, "<path:") {
+		return true
+	}
+	ann := manifest.Path(w.p.Object.Node, "metadata", "annotations")
+	for i := 0; ann != nil && ann.Kind == yaml.MappingNode && i < len(ann.Content); i += 2 {
+		if strings.HasPrefix(ann.Content[i].Value, "avp.kubernetes.io/") {
+			return true
+		}
+	}
+	return false
+}
+
 // hasTemplateVariable recognises a value with such a variable in it
 // ("${CAPACITY_GB}Gi"): what it will be is known once it is substituted.
 func hasTemplateVariable(s string) bool {
@@ -257,8 +284,8 @@ func (w *typeChecker) enter(c *schemawalk.Cursor) bool {
 		return false
 	}
 	if !accepts(kind, jk, v) {
-		if jk == jsonString && isTemplateVariable(v.Text) {
-			return false // ${VAR}: substituted before kubectl sees it (envsubst)
+		if jk == jsonString && w.substituted(v.Text) {
+			return false // ${VAR}, <path:…#key>: substituted before kubectl sees it
 		}
 		w.report(c, jk, v)
 		return false
@@ -268,7 +295,7 @@ func (w *typeChecker) enter(c *schemawalk.Cursor) bool {
 	}
 	switch kind {
 	case schema.Bytes:
-		if jk == jsonString && !isTemplateVariable(v.Text) {
+		if jk == jsonString && !w.substituted(v.Text) {
 			w.base64(c)
 		}
 	case schema.Quantity:

@@ -190,7 +190,7 @@ func (d *differ) object(path string, obj *manifest.Object, api apiObject, findin
 		if e.rule == "unknown-field" && obj.Partial && strings.HasPrefix(lastKey(e.path), "$") {
 			continue
 		}
-		if e.rule == "type-mismatch" && isTemplateVariable(v.spans, e.path) {
+		if e.rule == "type-mismatch" && (isTemplateVariable(v.spans, e.path) || isVaultPlaceholder(v.spans, e.path, obj)) {
 			continue
 		}
 		expected = append(expected, e)
@@ -259,6 +259,32 @@ func isTemplateVariable(ix *spanIndex, path string) bool {
 	json.Unmarshal(ix.js[s.start:s.end], &v)
 	i := strings.Index(v, "${")
 	return i >= 0 && strings.Contains(v[i:], "}")
+}
+
+// isVaultPlaceholder: the value at path is an argocd-vault-plugin
+// placeholder, which the plugin replaces before Argo CD applies the
+// object: <path:…#key>, or <key> in an object with an avp.kubernetes.io
+// annotation.
+func isVaultPlaceholder(ix *spanIndex, path string, obj *manifest.Object) bool {
+	s, ok := ix.byPath[path]
+	if !ok || s.kind != 's' {
+		return false
+	}
+	var v string
+	json.Unmarshal(ix.js[s.start:s.end], &v)
+	if !strings.HasPrefix(v, "<") || !strings.HasSuffix(v, ">") {
+		return false
+	}
+	if strings.HasPrefix(v, "<path:") {
+		return true
+	}
+	ann := manifest.Path(obj.Node, "metadata", "annotations")
+	for i := 0; ann != nil && i < len(ann.Content); i += 2 {
+		if strings.HasPrefix(ann.Content[i].Value, "avp.kubernetes.io/") {
+			return true
+		}
+	}
+	return false
 }
 
 func lastKey(path string) string {
