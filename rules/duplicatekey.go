@@ -77,12 +77,8 @@ func (w *dupChecker) mapping(n *yaml.Node, path manifest.FieldPath) {
 	if keys < 2 {
 		return
 	}
-	if len(path) == 0 {
-		if second := secondObject(n); second != nil {
-			// Its other top-level keys repeat for the same reason.
-			w.reportMerged(n, second)
-			return
-		}
+	if len(path) == 0 && w.merged(n) {
+		return // its other top-level keys repeat for the same reason
 	}
 	if keys <= 16 {
 		// Small mappings, nearly all of them: no map, no allocation.
@@ -161,49 +157,68 @@ func (w *dupChecker) report(in manifest.FieldPath, first, second *yaml.Node, tex
 	w.p.ReportFinding(f)
 }
 
-// secondObject returns the first top-level apiVersion or kind key of
-// document root n that repeats one above it: where a second object starts
-// without a `---` separator, or nil.
-func secondObject(n *yaml.Node) *yaml.Node {
-	var seen [2]bool
+// merged reports the objects of document root n that start without a
+// `---` separator (a top-level apiVersion or kind written again), each
+// where it starts, naming the object before it, which is lost; false when
+// there are none.
+func (w *dupChecker) merged(n *yaml.Node) bool {
+	var at [2][]int // entry indexes of apiVersion and kind
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i]
-		for j, name := range [2]string{"apiVersion", "kind"} {
-			if k.Kind == yaml.ScalarNode && k.Value == name {
-				if seen[j] {
-					return k
-				}
-				seen[j] = true
+		if k := n.Content[i]; k.Kind == yaml.ScalarNode {
+			switch k.Value {
+			case "apiVersion":
+				at[0] = append(at[0], i)
+			case "kind":
+				at[1] = append(at[1], i)
 			}
 		}
 	}
-	return nil
+	objects := max(len(at[0]), len(at[1]))
+	if objects < 2 {
+		return false
+	}
+	// The j-th object starts at the first of its apiVersion and kind.
+	start := func(j int) int {
+		s := len(n.Content)
+		for _, a := range at {
+			if j < len(a) {
+				s = min(s, a[j])
+			}
+		}
+		return s
+	}
+	for j := 1; j < objects; j++ {
+		w.reportMerged(n, start(j-1), start(j))
+	}
+	return true
 }
 
-// reportMerged reports two objects read as one, at second, where the
-// second starts; the first is named by its own kind and name.
-func (w *dupChecker) reportMerged(n, second *yaml.Node) {
+// reportMerged reports the object starting at entry to, which hides the
+// one starting at entry from: named by its own kind and name.
+func (w *dupChecker) reportMerged(n *yaml.Node, from, to int) {
+	kind, name := "", ""
+	for i := from; i < to; i += 2 {
+		switch n.Content[i].Value {
+		case "kind":
+			kind = manifest.ScalarValue(n.Content[i+1])
+		case "metadata":
+			name = manifest.ScalarValue(manifest.MapGet(n.Content[i+1], "name"))
+		}
+	}
 	first := "the object above"
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == "kind" && n.Content[i+1].Kind == yaml.ScalarNode {
-			first = n.Content[i+1].Value
-			break
+	if kind != "" {
+		first = kind
+		if name != "" {
+			first += "/" + name
 		}
 	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == "metadata" {
-			if name := manifest.ScalarValue(manifest.MapGet(n.Content[i+1], "name")); name != "" {
-				first += "/" + name
-			}
-			break
-		}
-	}
+	second := n.Content[to]
 	obj := w.p.Object
 	who := "kubectl keeps the last value of each key, so " + first + " above is lost"
 	if obj.Kustomize != nil || obj.Unrendered {
 		who = "kustomize rejects the document (kubectl, applying the file as written, keeps the last value of each key: " + first + " above is lost)"
 	}
-	f := w.p.Finding(second, second.Value, nil, "key %s appears again: a second object starts here without a \"---\" separator, and both are read as one object: %s: add \"---\" before it, or delete the stale copy",
+	f := w.p.Finding(second, second.Value, nil, "key %s appears again: another object starts here without a \"---\" separator, and they are read as one object: %s: add \"---\" before it, or delete the stale copy",
 		strconv.Quote(second.Value), who)
 	if obj.Kustomize == nil && !obj.Unrendered {
 		f.Severity = analysis.Warning
