@@ -49,6 +49,9 @@ type tree struct {
 	// read it (see render.templateRoot): not judged at all.
 	templated map[string]bool
 	whole     map[string]bool // abs file -> a root reads it other than as a patch
+	// components: abs file -> only Components no kustomization lists read
+	// it (Flux's spec.components): read by kustomize, never rendered here.
+	components map[string]bool
 	extra     []*FileResult   // files not named that findings were placed in
 	// keepSource: the run keeps files' bytes (fix), those of extra too
 	keepSource bool
@@ -133,11 +136,14 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		}
 	}
 	// A Component is never applied on its own: one no kustomization of the
-	// tree lists is not an application, and its files are plain.
-	var roots []*render.Kustomization
+	// tree lists (Flux's spec.components names it) is not an application,
+	// and its files are judged as kustomize reads them, not rendered.
+	var roots, components []*render.Kustomization
 	for _, r := range g.Roots {
 		if r.Kind != "Component" {
 			roots = append(roots, r)
+		} else {
+			components = append(components, r)
 		}
 	}
 	roots = append(roots, render.TemplateBases(g, roots)...)
@@ -154,6 +160,16 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 				if !patches[f] {
 					t.whole[f] = true
 				}
+			}
+		}
+	}
+	for _, c := range components {
+		for _, f := range g.Reaches(c) {
+			if len(t.reached[f]) == 0 {
+				if t.components == nil {
+					t.components = map[string]bool{}
+				}
+				t.components[f] = true
 			}
 		}
 	}
@@ -238,7 +254,9 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 				}
 			}
 			if !reached[i] {
-				return e.lintFile(in, data, e.context(in.Path, g.Listed))
+				ctx := e.context(in.Path, g.Listed)
+				ctx.Unrendered = in.Path != manifest.Stdin && t.components[t.key(in.Path)]
+				return e.lintFile(in, data, ctx)
 			}
 			<-rendered
 			ctx := t.readsAs(in.Path)
