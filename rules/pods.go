@@ -219,10 +219,32 @@ func replicas(obj *manifest.Object) (int, bool) {
 	return r, err == nil && r >= 0 && r <= 1000
 }
 
+// makeNoPods are custom resources whose controllers make no pods:
+// autoscaling, certificates, monitoring, secrets and routing
+// configuration (by group; "*" for every kind of the group).
+var makeNoPods = map[string][]string{
+	"keda.sh":                        {"ScaledObject", "TriggerAuthentication", "ClusterTriggerAuthentication"},
+	"autoscaling.k8s.io":             {"VerticalPodAutoscaler"},
+	"cert-manager.io":                {"*"},
+	"monitoring.coreos.com":          {"ServiceMonitor", "PodMonitor", "PrometheusRule", "Probe", "AlertmanagerConfig", "ScrapeConfig"},
+	"external-secrets.io":            {"ExternalSecret", "ClusterExternalSecret", "SecretStore", "ClusterSecretStore", "PushSecret"},
+	"bitnami.com":                    {"SealedSecret"},
+	"gateway.networking.k8s.io":      {"HTTPRoute", "GRPCRoute", "TCPRoute", "TLSRoute", "UDPRoute", "ReferenceGrant"},
+	"networking.istio.io":            {"VirtualService", "DestinationRule", "ServiceEntry", "Sidecar", "WorkloadEntry"},
+	"security.istio.io":              {"*"},
+	"traefik.io":                     {"IngressRoute", "IngressRouteTCP", "IngressRouteUDP", "Middleware", "MiddlewareTCP", "TLSOption", "TLSStore", "ServersTransport", "TraefikService"},
+	"source.toolkit.fluxcd.io":       {"*"},
+	"notification.toolkit.fluxcd.io": {"*"},
+	"image.toolkit.fluxcd.io":        {"*"},
+}
+
 // mayMakePods reports an object of a kind shipshape does not know: a
 // custom resource whose operator may make pods shipshape cannot see.
 func mayMakePods(obj *manifest.Object) bool {
 	if obj.Kind == "" || obj.APIVersion == "" || isLWS(obj) || obj.Kind == "Rollout" && obj.Group() == "argoproj.io" {
+		return false
+	}
+	if kinds := makeNoPods[obj.Group()]; slices.Contains(kinds, "*") || slices.Contains(kinds, obj.Kind) {
 		return false
 	}
 	if _, builtin := schema.ForObject(obj.APIVersion, obj.Kind); builtin {

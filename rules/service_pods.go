@@ -37,7 +37,10 @@ Not reported: Services of ` + "`type: ExternalName`" + ` or without a selector (
 service-empty-selector), Services with an Endpoints or EndpointSlice of their own,
 and Services whose own application (its kustomize root, or the directory of plain
 manifests) makes no pods in the Service's namespace, or holds there custom
-resources of kinds shipshape does not know (or, in any namespace, the
+resources of kinds shipshape does not know (kinds whose controllers make no pods,
+such as KEDA's ScaledObject, cert-manager's, Prometheus monitors and rules, external
+and sealed secrets, Gateway API, Istio and Traefik routes and Flux sources, do not
+count) (or, in any namespace, the
 CustomResourceDefinitions of an operator, or a Role or ClusterRole that lets it patch
 pods), which may make pods or label their own at run time (minio's operator labels
 the leader it elects ` + "`operator: leader`" + `), unless a pod template carries the selector but for one entry
