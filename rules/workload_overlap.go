@@ -18,9 +18,11 @@ var workloadSelectorOverlap = Register(&analysis.Rule{
 	Doc: `A controller owns the pods its selector matches. When one controller's selector
 also matches the pod template of another (a Deployment left beside the DaemonSet
 made from it, both ` + "`app: rng`" + `), a Service, PodDisruptionBudget or autoscaler over
-those labels spans the pods of both, and each controller adopts the pods (or
-ReplicaSets) of the other that are orphaned, as ` + "`kubectl delete --cascade=orphan`" + `
-leaves them (the Deployment documentation warns against overlapping selectors).
+those labels spans the pods of both, and a controller adopts what the other leaves
+orphaned (as ` + "`kubectl delete --cascade=orphan`" + ` leaves it): a ReplicaSet,
+ReplicationController, DaemonSet or Job its pods, a Deployment another Deployment's
+ReplicaSets; a StatefulSet only takes pods named after it (the Deployment
+documentation warns against overlapping selectors).
 Since ControllerRef, a controller no longer counts or takes pods another one owns. Give each
 controller a label of its own in both its selector and its template, or delete
 the one that was left over.
@@ -205,14 +207,32 @@ func finishOverlap(p *analysis.CrossPass, summaries []overlapSummary) {
 				if a.defaulted {
 					sel += ", taken from its template's labels: it sets no spec.selector"
 				}
-				f.Message = fmt.Sprintf("%s's selector (%s) also selects the pods of %s (its template has %s): a Service or PodDisruptionBudget over these labels spans the pods of both, and each controller adopts the other's orphaned pods; give each its own label, or delete the one left over",
-					a.id, sel, b.id, why(a.selector, pb.fixed))
+				f.Message = fmt.Sprintf("%s's selector (%s) also selects the pods of %s (its template has %s): a Service or PodDisruptionBudget over these labels spans the pods of both%s; give each its own label, or delete the one left over",
+					a.id, sel, b.id, why(a.selector, pb.fixed), adopts(a.id, b.id))
 				p.Report(f)
 				told[b.id] = true
 				break
 			}
 		}
 	}
+}
+
+// adopts says what controller a does with what controller b makes when
+// b's are orphaned (b deleted with --cascade=orphan, or its owner
+// reference lost): the controllers that own pods adopt orphans their
+// selector matches, a Deployment adopts ReplicaSets (which carry the
+// labels of their Deployment's template), a StatefulSet only pods named
+// after it.
+func adopts(a, b string) string {
+	ak, _, _ := strings.Cut(a, "/")
+	bk, _, _ := strings.Cut(b, "/")
+	switch {
+	case ak == "ReplicaSet" || ak == "ReplicationController" || ak == "DaemonSet" || ak == "Job":
+		return ", and " + a + " adopts " + b + "'s pods if they are ever orphaned"
+	case ak == "Deployment" && bk == "Deployment":
+		return ", and " + a + " adopts " + b + "'s ReplicaSets if they are ever orphaned"
+	}
+	return ""
 }
 
 // why says what of labels m each requirement of sel looks at: "app=rng,
