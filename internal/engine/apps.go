@@ -52,7 +52,7 @@ type tree struct {
 	// components: abs file -> only Components no kustomization lists read
 	// it (Flux's spec.components): read by kustomize, never rendered here.
 	components map[string]bool
-	extra     []*FileResult   // files not named that findings were placed in
+	extra      []*FileResult // files not named that findings were placed in
 	// keepSource: the run keeps files' bytes (fix), those of extra too
 	keepSource bool
 	named      []namedDir // the paths named, longest first (see show)
