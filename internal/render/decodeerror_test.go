@@ -59,7 +59,7 @@ func TestFailedAtDecodeError(t *testing.T) {
 			if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
 				t.Fatal(err)
 			}
-			p := failedAt(&Kustomization{File: "kustomization.yaml", Doc: doc.Content[0]}, msg)
+			p := new(Renderer).failedAt(&Kustomization{File: "kustomization.yaml", Doc: doc.Content[0]}, msg)
 			if got := fmt.Sprintf("%d:%d", p.Line, p.Column); got != tc.want {
 				lines := strings.Split(src, "\n")
 				t.Errorf("%s: at %s, want %s, in\n%s", msg, got, tc.want, strings.Join(lines, "\n"))

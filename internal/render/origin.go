@@ -417,36 +417,45 @@ func (r *Renderer) kindPatched(root *Kustomization, o *Object) (Location, bool) 
 	var l Location
 	found := false
 	walkGraph(root, func(k *Kustomization) {
-		for _, field := range []string{"patches", "patchesJson6902"} {
-			for _, e := range seq(mapGet(k.Doc, field)) {
-				if found {
-					return
-				}
-				file, docs, block := k.File, []*yaml.Node(nil), (*yaml.Node)(nil)
-				if n := mapGet(e, "patch"); n != nil && n.Kind == yaml.ScalarNode {
-					docs, _ = inlineDocs(k, n)
-					block = n
-				} else if path := scalarOf(e, "path"); path != "" {
-					file = filepath.Join(k.Dir, path)
-					docs, _ = r.docs(file)
-				}
-				for _, d := range docs {
-					for _, op := range seq(d) {
-						if scalarOf(op, "path") == "/kind" && scalarOf(op, "value") == o.Kind && (scalarOf(op, "op") == "replace" || scalarOf(op, "op") == "add") && !found {
-							from := scalarOf(mapGet(e, "target"), "kind")
-							if from == "" {
-								from = "another kind"
-							}
-							l, found = at(FromJSONPatch, file, op, nil), true
-							l.Doc, l.Block = 0, block
-							l.Why = fmt.Sprintf("this JSON-patch op turns %s into a %s: its fields come from the %s, which stays one where no such patch applies", from, o.Kind, from)
-						}
-					}
+		found = found || r.jsonOps(k, func(e patchEntry, op *yaml.Node) bool {
+			if scalarOf(op, "path") != "/kind" || scalarOf(op, "value") != o.Kind || scalarOf(op, "op") != "replace" && scalarOf(op, "op") != "add" {
+				return false
+			}
+			from := "another kind"
+			if e.target != nil && e.target.Kind != "" {
+				from = e.target.Kind
+			}
+			l = at(FromJSONPatch, e.file, op, nil)
+			l.Doc, l.Block = 0, e.block
+			l.Why = fmt.Sprintf("this JSON-patch op turns %s into a %s: its fields come from the %s, which stays one where no such patch applies", from, o.Kind, from)
+			return true
+		})
+	})
+	return l, found
+}
+
+// jsonOps calls fn on the ops of the JSON patches k lists (patches and
+// patchesJson6902, inline or in files) until it returns true, and says
+// whether it did.
+func (r *Renderer) jsonOps(k *Kustomization, fn func(e patchEntry, op *yaml.Node) bool) bool {
+	for _, field := range []string{"patches", "patchesJson6902"} {
+		for _, e := range r.patchEntries(k, field) {
+			if len(e.docs) == 0 || e.docs[0] == nil {
+				continue
+			}
+			for _, op := range seq(e.docs[0]) {
+				if fn(e, op) {
+					return true
 				}
 			}
 		}
-	})
-	return l, found
+	}
+	return false
+}
+
+// unescapePointer reads one token of a JSON pointer (RFC 6901).
+func unescapePointer(tok string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 }
 
 // base is the source document of an object.
@@ -1091,7 +1100,7 @@ func pointerPath(ptr string, obj *yaml.Node, later int) (Path, bool) {
 	var p Path
 	cur := obj
 	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		tok = unescapePointer(tok)
 		if cur != nil && cur.Kind == yaml.SequenceNode {
 			n, err := strconv.Atoi(tok)
 			if tok == "-" {

@@ -136,7 +136,7 @@ func structuralMarker(doc *yaml.Node) *yaml.Node {
 		for _, op := range doc.Content {
 			path := strings.Split(strings.TrimPrefix(scalarOf(op, "path"), "/"), "/")
 			for i, s := range path {
-				path[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+				path[i] = unescapePointer(s)
 			}
 			walkPaths(mapGet(op, "value"), path, visit)
 		}

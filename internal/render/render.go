@@ -250,7 +250,7 @@ func (r *Renderer) Render(root *Kustomization) *Result {
 	}
 	m, err := r.run(root, false)
 	if err != nil {
-		res.Problem = failedAt(root, withoutAddresses(err.Error()))
+		res.Problem = r.failedAt(root, withoutAddresses(err.Error()))
 		res.Problem.Hint = r.hint(root, res.Problem.Message)
 		return res
 	}
@@ -334,7 +334,7 @@ func withoutAddresses(msg string) string {
 // "accumulating resources from 'service.yaml': ..."), else at the entry
 // whose file it could not read (generators and patches name only the
 // path: "evalsymlink failure on '/abs/.env'"), or at the top of the file.
-func failedAt(root *Kustomization, msg string) *Problem {
+func (r *Renderer) failedAt(root *Kustomization, msg string) *Problem {
 	// A base's kustomization kustomize could not decode: at its value, as
 	// when that base is the root.
 	if k, n := undecoded(root, msg); k != nil {
@@ -347,7 +347,7 @@ func failedAt(root *Kustomization, msg string) *Problem {
 		return &Problem{File: k.File, Line: r.Node.Line, Column: r.Node.Column, Message: msg}
 	}
 	// A failure named by what the entry holds, in root or below it.
-	if file, n := namedEntry(root, msg); n != nil {
+	if file, n := r.namedEntry(root, msg); n != nil {
 		return &Problem{File: file, Line: n.Line, Column: n.Column, Message: msg}
 	}
 	p := &Problem{File: root.File, Line: 1, Column: 1, Message: msg}
@@ -398,7 +398,7 @@ var (
 // object lacks (in its patch file, or inline), the var kustomize cannot
 // map, the replicas entry of an object it cannot scale; nil when the
 // message is none of these.
-func namedEntry(root *Kustomization, msg string) (file string, at *yaml.Node) {
+func (r *Renderer) namedEntry(root *Kustomization, msg string) (file string, at *yaml.Node) {
 	op, v, rep := jsonPatchMissing.FindStringSubmatch(msg), unmappedVar.FindStringSubmatch(msg), unscalable.FindStringSubmatch(msg)
 	if op == nil && v == nil && rep == nil {
 		return "", nil
@@ -419,33 +419,15 @@ func namedEntry(root *Kustomization, msg string) (file string, at *yaml.Node) {
 		case rep != nil:
 			file, at = k.File, entry(k, "replicas", rep[1])
 		default:
-			for _, n := range inlinePatches(k) {
-				if docs, _ := inlineDocs(k, n); at == nil {
-					file, at = k.File, opOn(docs, op[1])
+			r.jsonOps(k, func(e patchEntry, o *yaml.Node) bool {
+				if scalarOf(o, "path") == op[1] {
+					file, at = e.file, o
 				}
-			}
-			for _, r := range k.Refs {
-				if at == nil && r.Kind == RefPatch && r.Path != "" {
-					data, _ := os.ReadFile(r.Path)
-					docs, _ := manifest.DocumentRoots(data)
-					file, at = r.Path, opOn(docs, op[1])
-				}
-			}
+				return at != nil
+			})
 		}
 	})
 	return file, at
-}
-
-// opOn returns the JSON patch op of docs on path, or nil.
-func opOn(docs []*yaml.Node, path string) *yaml.Node {
-	for _, d := range docs {
-		for _, o := range seq(d) {
-			if scalarOf(o, "path") == path {
-				return o
-			}
-		}
-	}
-	return nil
 }
 
 // deepestNamed follows the entries kustomize's message names one after
