@@ -141,7 +141,7 @@ func (w *dupChecker) report(in manifest.FieldPath, first, second *yaml.Node, tex
 		who = "kustomize rejects the document, and kubectl keeps only one of the values"
 	}
 	obj := w.p.Object
-	kustomization := (obj.Kind == "Kustomization" || obj.Kind == "Component") && obj.Group() == "kustomize.config.k8s.io"
+	kustomization := obj.IsKustomization()
 	if kustomization {
 		// kustomize decodes its kustomization as kubectl reads a
 		// manifest (sigs.k8s.io/yaml), not with yaml.v3.

@@ -90,6 +90,13 @@ func (o *Object) Memo(key string, compute func() any) any {
 	return v
 }
 
+// IsKustomization reports a kustomization file's own document: a
+// Kustomization or Component of kustomize.config.k8s.io, which kustomize
+// reads as kubectl reads manifests, into its own Go types.
+func (r Resource) IsKustomization() bool {
+	return (r.Kind == "Kustomization" || r.Kind == "Component") && r.Group() == "kustomize.config.k8s.io"
+}
+
 // Group returns the API group of the object's apiVersion ("" for core).
 func (r Resource) Group() string {
 	for i := 0; i < len(r.APIVersion); i++ {

@@ -221,7 +221,7 @@ func (w *walker) walk(obj *manifest.Object) {
 	} else {
 		active &^= builtinOnly
 		switch {
-		case (obj.Kind == "Kustomization" || obj.Kind == "Component") && obj.Group() == "kustomize.config.k8s.io":
+		case obj.IsKustomization():
 			root.Type, root.Typed, root.reading = kustomizationType, true, kustomize
 		case obj.Kind == "CustomResourceDefinition":
 			root.reading = crd
