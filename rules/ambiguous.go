@@ -315,7 +315,7 @@ func (w *scalarChecker) plain(c *schemawalk.Cursor, n *yaml.Node, inCollection, 
 	severity := w.p.Rule.Severity
 	message := readAs(lead, v, n.Value, isKey, remedy)
 	switch obj := w.p.Object; {
-	case obj.Kind == "Kustomization" && obj.Group() == "kustomize.config.k8s.io":
+	case obj.IsKustomization():
 		// kustomize reads its kustomization as kubectl reads manifests
 		// (YAML 1.1, sigs.k8s.io/yaml), into Go strings (fields, lists,
 		// maps) that refuse a boolean or a number.
