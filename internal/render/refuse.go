@@ -349,9 +349,13 @@ func TemplateBases(g *Graph, roots []*Kustomization) []*Kustomization {
 	var templates []*Kustomization
 	reached := map[*Kustomization]bool{}
 	for _, r := range roots {
-		if p := Refuse(g, r); p != nil && p.Template {
-			templates = append(templates, r)
-			continue
+		// templateRoot reads only the kustomizations, already parsed;
+		// Refuse, which Render runs again, may read plugin configs.
+		if templateRoot(r) != nil {
+			if p := Refuse(g, r); p != nil && p.Template {
+				templates = append(templates, r)
+				continue
+			}
 		}
 		walkGraph(r, func(k *Kustomization) { reached[k] = true })
 	}
