@@ -169,7 +169,9 @@ func Discover(paths []string) (*Graph, error) {
 // of a git worktree), i.e. the repository. Outside a repository it is the
 // working directory when that contains the file, else the file's own
 // directory: scanning up to the filesystem root would read unrelated trees
-// (a home directory) and make the result depend on them.
+// (a home directory) and make the result depend on them. For the same
+// reason a working directory that is the filesystem root (a container's)
+// or the home directory is no project: the file's own directory then.
 func Scope(file string) string {
 	dir := filepath.Dir(file)
 	for d := dir; ; {
@@ -182,10 +184,20 @@ func Scope(file string) string {
 		}
 		d = parent
 	}
-	if wd, err := os.Getwd(); err == nil && within(file, wd) {
+	if wd, err := os.Getwd(); err == nil && within(file, wd) && !everything(wd) {
 		return wd
 	}
 	return dir
+}
+
+// everything reports whether dir is the filesystem root or the home
+// directory, which hold unrelated trees.
+func everything(dir string) bool {
+	if filepath.Dir(dir) == dir {
+		return true
+	}
+	home, err := os.UserHomeDir()
+	return err == nil && filepath.Clean(home) == filepath.Clean(dir)
 }
 
 // within reports whether path is dir or below it.

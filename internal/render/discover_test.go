@@ -209,6 +209,17 @@ func TestScope(t *testing.T) {
 	if got, want := Scope(filepath.Join(dir, "norepo/d/e/f.yaml")), filepath.Join(dir, "norepo/d/e"); got != want {
 		t.Errorf("Scope from another directory = %s, want %s", got, want)
 	}
+	// A working directory that holds everything (a container's /, a home
+	// directory) is no project: the file's own directory.
+	t.Setenv("HOME", filepath.Join(dir, "norepo"))
+	t.Chdir(filepath.Join(dir, "norepo"))
+	if got, want := Scope(filepath.Join(dir, "norepo/d/e/f.yaml")), filepath.Join(dir, "norepo/d/e"); got != want {
+		t.Errorf("Scope from the home directory = %s, want %s", got, want)
+	}
+	t.Chdir("/")
+	if got, want := Scope(filepath.Join(dir, "norepo/d/e/f.yaml")), filepath.Join(dir, "norepo/d/e"); got != want {
+		t.Errorf("Scope from / = %s, want %s", got, want)
+	}
 }
 
 func TestParsePath(t *testing.T) {
