@@ -46,6 +46,10 @@ func TestParse(t *testing.T) {
 		{name: "patch directive", src: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n      containers:\n      - name: x\n        $patch: delete\n", docs: 1, objects: []string{"Deployment/a"}, partial: []bool{true}, firstLine: 1},
 		{name: "container without image", src: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec:\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n      containers: [{name: x, args: [y]}]\n", docs: 1, objects: []string{"Deployment/a"}, partial: []bool{true}, firstLine: 1},
 		{name: "not kubernetes", src: "on: push\njobs: {}\n", docs: 1},
+		// ${{ }} is GitHub Actions' and Azure Pipelines' expression
+		// syntax, in keys too: YAML that is read as written.
+		{name: "pipeline expressions", src: "stages:\n- ${{ each env in parameters.envs }}:\n  - stage: deploy_${{ env }}\n", docs: 1},
+		{name: "pipeline expressions beside helm", src: "metadata:\n  {{ .Key }}: ${{ a }}\n", template: "Helm/Go"},
 		{name: "scalar and sequence documents", src: "just text\n---\n- a\n- b\n", docs: 2},
 	}
 	for _, tc := range tests {

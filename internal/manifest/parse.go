@@ -62,7 +62,7 @@ func Parse(path string, data []byte, ctx Context) *File {
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(f.Src))
 	var docs []*yaml.Node
-	braces := bytes.Contains(f.Src, []byte("{{"))
+	braces := bytes.Contains(f.Src, []byte("{{")) && markers(f.Src) > 0
 	for {
 		doc := new(yaml.Node)
 		err := dec.Decode(doc)
@@ -89,7 +89,7 @@ func Parse(path string, data []byte, ctx Context) *File {
 	}
 	if braces {
 		inData, inPlain := dataBraces(docs)
-		if bytes.Count(f.Src, []byte("{{")) > inData+inPlain || inPlain > 0 && inHelmChart(path) {
+		if markers(f.Src) > inData+inPlain || inPlain > 0 && inHelmChart(path) {
 			f.Template = "Helm/Go"
 			return f
 		}
@@ -454,14 +454,14 @@ func dataBraces(docs []*yaml.Node) (inData, inPlain int) {
 			return
 		}
 		for _, c := range []string{x.HeadComment, x.LineComment, x.FootComment} {
-			inData += strings.Count(c, "{{")
+			inData += markers(c)
 		}
 		switch {
 		case x.Kind != yaml.ScalarNode:
 		case x.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0:
-			inData += strings.Count(x.Value, "{{")
+			inData += markers(x.Value)
 		case !key: // a plain key with `{{` is structure
-			inPlain += strings.Count(x.Value, "{{")
+			inPlain += markers(x.Value)
 		}
 		for i, c := range x.Content {
 			walk(c, x.Kind == yaml.MappingNode && i%2 == 0)
@@ -471,6 +471,22 @@ func dataBraces(docs []*yaml.Node) (inData, inPlain int) {
 		walk(d, false)
 	}
 	return inData, inPlain
+}
+
+// markers counts the Go template markers `{{` in s. `${{` is GitHub
+// Actions' and Azure Pipelines' expression syntax, which Helm does not
+// write: a pipeline's keys are made of it.
+func markers[T string | []byte](s T) int {
+	n := 0
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == '{' && s[i+1] == '{' {
+			if i == 0 || s[i-1] != '$' {
+				n++
+			}
+			i++
+		}
+	}
+	return n
 }
 
 // inHelmChart reports whether path is in a Helm chart's templates
