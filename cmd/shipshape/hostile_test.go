@@ -91,7 +91,7 @@ func TestHostileInputs(t *testing.T) {
 		{file: "utf16.yaml", data: utf16LE("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: u}\n"),
 			rule: "read-error", text: "UTF-16 text (byte-order mark)"},
 		{file: "tabs.yaml", data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n\tname: tabs\n"),
-			rule: "yaml-syntax", text: "found character that cannot start any token", line: 4, col: 1},
+			rule: "yaml-syntax", text: "found a tab that cannot start any token (YAML indents with spaces, never tabs)", line: 4, col: 1},
 		{file: "unterminated.yaml", data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \"open\ndata: {}\n"),
 			rule: "yaml-syntax", text: "while scanning a quoted scalar", line: 6, col: 1},
 		{file: "scalar.yaml", data: []byte(strings.Replace(goodYAML, "yes", `"yes"`, 1) + "---\njust some text\n"),

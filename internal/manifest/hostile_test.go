@@ -24,7 +24,10 @@ func TestSyntaxErrorPositions(t *testing.T) {
 			src:  "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\nx: \xff\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
 			line: 5, col: 4, msg: "invalid UTF-8 (byte 0xFF)", otherNames: []string{"a", "c"},
 		},
-		{name: "tab indentation", src: "a:\n\tb: c\n", line: 2, col: 1, msg: "found character that cannot start any token"},
+		{name: "tab indentation", src: "a:\n\tb: c\n", line: 2, col: 1, msg: "found a tab that cannot start any token (YAML indents with spaces, never tabs)"},
+		{name: "percent sign", src: "a:\n  b:\tc\n  d: %x\n", line: 3, col: 6, msg: "found character '%' that cannot start any token (a value that starts with '%' must be quoted)"},
+		{name: "reserved indicator", src: "a:\n  name: @NAME@\n", line: 2, col: 9, msg: "found character '@' that cannot start any token (a value that starts with '@' must be quoted; a placeholder (@VAR@) is filled by a tool before anything reads the file)"},
+		{name: "backtick", src: "a: `b`\n", line: 1, col: 4, msg: "found character '`' that cannot start any token (a value that starts with '`' must be quoted)"},
 		{name: "unterminated quote", src: "a: \"abc\nb: c\n", line: 3, col: 1, msg: "while scanning a quoted scalar"},
 		{name: "nesting", src: "a: " + strings.Repeat("[", 20000), line: 1, col: 10004, msg: "exceeded max depth of 10000"},
 	}

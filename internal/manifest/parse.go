@@ -364,7 +364,58 @@ func syntaxError(chunk []byte, err error) SyntaxError {
 			e.Message += " (" + le.ContextMsg + ")"
 		}
 	}
-	return clampPosition(chunk, e)
+	return explainToken(chunk, clampPosition(chunk, e))
+}
+
+// noToken is how both parsers begin the error for a character no YAML
+// token starts with; they do not say which.
+const noToken = "found character that cannot start any token"
+
+// explainToken names the character of a "cannot start any token" error
+// and what to do about it: a tab, or an unquoted value that starts with
+// @, a backtick or % (often a placeholder another tool fills in).
+func explainToken(chunk []byte, e SyntaxError) SyntaxError {
+	if !strings.HasPrefix(e.Message, noToken) {
+		return e
+	}
+	r, ok := runeAt(chunk, e.Line, e.Column)
+	switch {
+	case !ok:
+	case r == '\t':
+		e.Message = "found a tab that cannot start any token (YAML indents with spaces, never tabs)"
+	case r == '@':
+		e.Message = "found character '@' that cannot start any token (a value that starts with '@' must be quoted; a placeholder (@VAR@) is filled by a tool before anything reads the file)"
+	case r == '`' || r == '%':
+		e.Message = fmt.Sprintf("found character '%c' that cannot start any token (a value that starts with '%c' must be quoted)", r, r)
+	default:
+		e.Message = fmt.Sprintf("found character %q that cannot start any token", r)
+	}
+	return e
+}
+
+// runeAt is the character at a 1-based line and column (in characters).
+func runeAt(b []byte, line, col int) (rune, bool) {
+	l, c := 1, 1
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if l == line && c == col {
+			return r, true
+		}
+		i += size
+		switch {
+		case r == '\r' && i < len(b) && b[i] == '\n':
+			i++
+			fallthrough
+		case r == '\r' || r == '\n':
+			l, c = l+1, 1
+		default:
+			c++
+		}
+		if l > line {
+			return 0, false
+		}
+	}
+	return 0, false
 }
 
 // clampPosition keeps an error inside the chunk: at the end of the input
