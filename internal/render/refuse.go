@@ -29,7 +29,7 @@ var functionAnnotations = []string{"config.kubernetes.io/function", "config.k8s.
 // configs loaded through generators/transformers/validators. Refuse
 // checks every one of them, in every kustomization the root reaches, with
 // IsRemote (kustomize's own predicates); and it refuses helmCharts,
-// helmGlobals, helmChartInflationGenerator and function configs outright
+// helmChartInflationGenerator and function configs outright
 // (kustomize would refuse them too with these options, but the refusal
 // here is earlier and says why). So when Refuse returns nil, krusty's
 // loader only ever sees local paths, and the code paths that import
@@ -220,10 +220,14 @@ func refuseIn(k *Kustomization, seen map[*Kustomization]bool) *Problem {
 		}
 	}
 	for i := 0; i+1 < len(k.Doc.Content); i += 2 {
-		key := k.Doc.Content[i]
+		// helmGlobals only says where charts live: without charts listed,
+		// kustomize runs no helm and builds with no flag.
+		key, value := k.Doc.Content[i], k.Doc.Content[i+1]
 		switch key.Value {
-		case "helmCharts", "helmGlobals", "helmChartInflationGenerator":
-			return at(key, "not rendered: %s runs the helm program and may download charts; shipshape never starts a process or reaches the network (render the chart and commit its output, or lint it with helm template)", key.Value)
+		case "helmCharts", "helmChartInflationGenerator":
+			if value.Tag != "!!null" && !(value.Kind == yaml.SequenceNode && len(value.Content) == 0) {
+				return at(key, "not rendered: %s runs the helm program and may download charts; shipshape never starts a process or reaches the network (render the chart and commit its output, or lint it with helm template)", key.Value)
+			}
 		}
 	}
 	for _, r := range k.Refs {
