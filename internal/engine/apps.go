@@ -146,6 +146,30 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 			components = append(components, r)
 		}
 	}
+	if len(components) > 0 {
+		// Flux adds the Components its Kustomizations name to the roots
+		// it builds.
+		files := make([]string, 0, len(inputs))
+		for _, in := range inputs {
+			if in.Path != manifest.Stdin {
+				files = append(files, t.inputKey(in))
+			}
+		}
+		changed := map[string][]byte{}
+		for path, data := range overlay {
+			changed[t.key(path)] = data
+		}
+		read := func(file string) []byte {
+			if data, ok := changed[file]; ok {
+				return data
+			}
+			data, _ := os.ReadFile(file)
+			return data
+		}
+		for file, data := range g.FluxComponents(files, read) {
+			t.renderer.Override(file, data)
+		}
+	}
 	roots = append(roots, render.TemplateBases(g, roots)...)
 	// Files are linted while the roots render: those no root reaches
 	// first, then those a root reaches, once the roots have rendered, as
