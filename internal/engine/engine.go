@@ -201,6 +201,17 @@ type Result struct {
 	tree *treeRun
 }
 
+// RootsOf names the kustomize roots that rendered and read the file at
+// path, as findings' Roots name them; nil when the run rendered none
+// (or did not keep its sources: see Engine.KeepSource).
+func (r *Result) RootsOf(path string) []string {
+	if r.tree == nil || r.tree.rendered == nil {
+		return nil
+	}
+	t := r.tree.rendered
+	return t.reached[t.key(path)]
+}
+
 type treeRun struct {
 	paths  []string
 	inputs []manifest.Input

@@ -3,6 +3,7 @@ package fixer
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 
@@ -241,7 +242,7 @@ func verifyFiles(eng *engine.Engine, res *engine.Result, outs []*Outcome) *engin
 			if _, ok := changed[path]; !ok && len(a.Findings) == len(fr.Findings) {
 				continue // unchanged, and its cross-resource findings too
 			}
-			err := verify(fr.Findings, applied[path], a.Findings)
+			err := verify(fr.Findings, applied[path], a.Findings, uncovers(res, after, path))
 			if err == nil && a.File != nil && fr.File != nil && a.File.Docs != fr.File.Docs {
 				err = fmt.Errorf("fixed output has %d documents instead of %d; not written", a.File.Docs, fr.File.Docs)
 			}
@@ -265,6 +266,22 @@ func verifyFiles(eng *engine.Engine, res *engine.Result, outs []*Outcome) *engin
 			return after
 		}
 	}
+}
+
+// uncovers reports whether the file at path belongs, after the fixes, to
+// a kustomize root that failed to render before them (a kustomization
+// the fixes quoted): its findings were those of its files as written.
+func uncovers(before, after *engine.Result, path string) bool {
+	roots := after.RootsOf(path)
+	if len(roots) == 0 {
+		return false
+	}
+	for _, fd := range before.Findings {
+		if fd.Rule == engine.RenderErrorID && slices.ContainsFunc(fd.Roots, func(r string) bool { return slices.Contains(roots, r) }) {
+			return true
+		}
+	}
+	return false
 }
 
 // fileIn is the result for path in res; an empty one when res has none

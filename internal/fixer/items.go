@@ -23,7 +23,7 @@ func Items[T any](findings []analysis.Finding, apply func([]analysis.Finding) (T
 	}
 	after, err := relint(out)
 	if err == nil {
-		err = verify(findings, applied, after)
+		err = verify(findings, applied, after, false)
 	}
 	if err != nil {
 		var zero T
