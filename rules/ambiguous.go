@@ -300,7 +300,8 @@ func (w *scalarChecker) plain(c *schemawalk.Cursor, n *yaml.Node, inCollection, 
 	lead := what + isReadAs
 	remedy := "quote it (" + strconv.Quote(n.Value) + ")"
 	quotable := true
-	if !isKey && c.Type.Kind() == schema.Bytes {
+	// An empty value is its own base64: quoted, it is the fix.
+	if !isKey && c.Type.Kind() == schema.Bytes && n.Value != "" {
 		// Secret data, ConfigMap binaryData: quoted, 1234 is read as
 		// base64 and decodes to other bytes (d7 6d f8), which the API
 		// accepts: the text must be encoded, or moved.
