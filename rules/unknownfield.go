@@ -130,7 +130,7 @@ func (w *fieldChecker) unknown(c *schemawalk.Cursor, k *yaml.Node) {
 	}
 	msg += " in " + where + " (" + why + ")"
 	fields := t.FieldNames()
-	switch s, ok := closestField(name, fields); {
+	switch s, ok := closestField(name, fields, !schema.IsFieldName(name)); {
 	case isRemoved:
 		msg += ": remove it"
 	case ok:
@@ -168,7 +168,7 @@ func explainPath(kind string, path manifest.FieldPath) string {
 // closestField returns the valid field nearest to name: one that differs
 // only in case, or within a small edit distance (a transposition counts
 // as one edit), the nearest first, ties broken by case-sensitive distance.
-func closestField(name string, fields []string) (string, bool) {
+func closestField(name string, fields []string, cutShort bool) (string, bool) {
 	lname := strings.ToLower(name)
 	limit := 1 + len(name)/5
 	if limit > 3 {
@@ -176,8 +176,9 @@ func closestField(name string, fields []string) (string, bool) {
 	}
 	best, bestD, bestCase := "", limit+1, 0
 	// A name cut short (initialDelay for initialDelaySeconds) is closest to
-	// the shortest field it begins.
-	if len(name) >= 4 {
+	// the shortest field it begins; a name that is a whole field of other
+	// types (image, written under spec) is not cut short.
+	if cutShort && len(name) >= 4 {
 		for _, f := range fields {
 			if len(f) > len(name) && strings.HasPrefix(strings.ToLower(f), lname) && (best == "" || len(f) < len(best)) {
 				best = f

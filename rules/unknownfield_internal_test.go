@@ -16,21 +16,23 @@ func TestClosestField(t *testing.T) {
 	fields := []string{"fsType", "image", "imagePullPolicy", "initialDelaySeconds", "keyring", "monitors", "periodSeconds", "pool", "protectionDomain", "readOnly", "resources", "secretRef", "user"}
 	tests := []struct {
 		name, want string
+		whole      bool // a field of other types: not cut short
 	}{
-		{"protectionDoamin", "protectionDomain"}, // a transposition
-		{"imagePullpolicy", "imagePullPolicy"},   // case only
-		{"IMAGE", "image"},
-		{"resource", "resources"},
-		{"initialDelay", "initialDelaySeconds"}, // cut short
-		{"imagefeatures", ""},                   // a StorageClass parameter, not a field
-		{"secretName", ""},
-		{"foo", ""},
-		{"usr", "user"},
-		{"", ""},
-		{strings.Repeat("x", 200), ""},
+		{"protectionDoamin", "protectionDomain", false}, // a transposition
+		{"imagePullpolicy", "imagePullPolicy", false},   // case only
+		{"IMAGE", "image", false},
+		{"resource", "resources", true},
+		{"initialDelay", "initialDelaySeconds", false}, // cut short
+		{"initialDelay", "", true},                     // whole, elsewhere
+		{"imagefeatures", "", false},                   // a StorageClass parameter, not a field
+		{"secretName", "", false},
+		{"foo", "", false},
+		{"usr", "user", false},
+		{"", "", false},
+		{strings.Repeat("x", 200), "", false},
 	}
 	for _, tt := range tests {
-		got, ok := closestField(tt.name, fields)
+		got, ok := closestField(tt.name, fields, !tt.whole)
 		if got != tt.want || ok != (tt.want != "") {
 			t.Errorf("closestField(%q) = %q, %v; want %q", tt.name, got, ok, tt.want)
 		}

@@ -165,6 +165,19 @@ func (t Type) Field(name string) (Type, bool) {
 	return Type{fs[lo].typ}, true
 }
 
+// IsFieldName reports whether some named struct has a field name: a
+// field written at the wrong place is one of another type.
+func IsFieldName(name string) bool {
+	for i := firstNamed; i < endNamed; i++ {
+		if t := (Type{uint16(i)}); t.info().kind == Struct {
+			if _, ok := t.Field(name); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Elem returns the element type of a List or Map, Unknown for other kinds.
 func (t Type) Elem() Type {
 	ti := t.info()
