@@ -287,8 +287,8 @@ func refuseConfigFile(path string) string {
 
 // refuseConfig returns why plugin configs (the documents of a file, or
 // of an inline entry, where) must not be run: a KRM function (exec,
-// container, starlark), the Helm generator, or a path-like field that is
-// remote.
+// container, starlark), the Helm generator, a path-like field that is
+// remote, or an external (exec or Go) plugin.
 func refuseConfig(docs []*yaml.Node, where string) string {
 	for _, obj := range docs {
 		if obj == nil {
@@ -305,6 +305,13 @@ func refuseConfig(docs []*yaml.Node, where string) string {
 		}
 		if n := remoteField(obj); n != nil {
 			return fmt.Sprintf("%s:%d:%d names the remote %q; shipshape never reaches the network", where, n.Line, n.Column, n.Value)
+		}
+		// Not builtin (kustomize's test: apiVersion "builtin"), not a
+		// function: an external plugin, which kustomize loads only with
+		// --enable-alpha-plugins. Without apiVersion, kustomize's error
+		// says what is wrong.
+		if av, kind := mapGet(obj, "apiVersion"), mapGet(obj, "kind"); av != nil && av.Value != "" && av.Value != "builtin" && kind != nil {
+			return fmt.Sprintf("%s:%d:%d is an external kustomize plugin (%s %s), which kustomize loads only with --enable-alpha-plugins and runs as a program; shipshape never starts a process", where, av.Line, av.Column, av.Value, kind.Value)
 		}
 	}
 	return ""
