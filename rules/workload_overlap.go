@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -193,27 +194,52 @@ func finishOverlap(p *analysis.CrossPass, summaries []overlapSummary) {
 	}
 	summaries = valid
 	for i, a := range summaries {
+		// One finding per controller, naming every other whose pods it
+		// selects: six Deployments on one selector get six, not thirty.
+		var others, labels []string
 		told := map[string]bool{} // the same object in two files is told once
 		for j, b := range summaries {
 			if i == j || a.ns != b.ns || a.id == b.id || told[b.id] || a.owner == b.id || b.owner == a.id {
 				continue // the same object, or one made by the other: its pods are the owner's
 			}
 			for _, pb := range b.pods {
-				if ok, _ := a.selector.Matches(pb.fixed); !ok {
-					continue
+				if ok, _ := a.selector.Matches(pb.fixed); ok {
+					others, labels = append(others, b.id), append(labels, why(a.selector, pb.fixed))
+					told[b.id] = true
+					break
 				}
-				f := a.at
-				sel := a.selector.String()
-				if a.defaulted {
-					sel += ", taken from its template's labels: it sets no spec.selector"
-				}
-				f.Message = fmt.Sprintf("%s's selector (%s) also selects the pods of %s (its template has %s): a Service or PodDisruptionBudget over these labels spans the pods of both%s; give each its own label, or delete the one left over",
-					a.id, sel, b.id, why(a.selector, pb.fixed), adopts(a.id, b.id))
-				p.Report(f)
-				told[b.id] = true
-				break
 			}
 		}
+		if len(others) == 0 {
+			continue
+		}
+		f := a.at
+		sel := a.selector.String()
+		if a.defaulted {
+			sel += ", taken from its template's labels: it sets no spec.selector"
+		}
+		if len(others) == 1 {
+			f.Message = fmt.Sprintf("%s's selector (%s) also selects the pods of %s (its template has %s): a Service or PodDisruptionBudget over these labels spans the pods of both%s; give each its own label, or delete the one left over",
+				a.id, sel, others[0], labels[0], adopts(a.id, others[0]))
+		} else {
+			named := slices.Clone(others)
+			if !allSame(labels) {
+				for k := range named {
+					named[k] += " (" + labels[k] + ")"
+				}
+			}
+			list := strings.Join(named, ", ")
+			if len(named) > 3 {
+				list = strings.Join(named[:3], ", ") + fmt.Sprintf(" and %d more", len(named)-3)
+			}
+			have := ""
+			if allSame(labels) {
+				have = " (their templates have " + labels[0] + ")"
+			}
+			f.Message = fmt.Sprintf("%s's selector (%s) also selects the pods of %s%s: a Service or PodDisruptionBudget over these labels spans the pods of all%s; give each its own label, or delete those left over",
+				a.id, sel, list, have, adoptsAll(a.id, others))
+		}
+		p.Report(f)
 	}
 }
 
@@ -233,6 +259,36 @@ func adopts(a, b string) string {
 		return ", and " + a + " adopts " + b + "'s ReplicaSets if they are ever orphaned"
 	}
 	return ""
+}
+
+// adoptsAll is adopts for the several controllers bs.
+func adoptsAll(a string, bs []string) string {
+	ak, _, _ := strings.Cut(a, "/")
+	var deployments []string
+	for _, b := range bs {
+		if bk, _, _ := strings.Cut(b, "/"); bk == "Deployment" {
+			deployments = append(deployments, b)
+		}
+	}
+	switch {
+	case ak == "ReplicaSet" || ak == "ReplicationController" || ak == "DaemonSet" || ak == "Job":
+		return ", and " + a + " adopts their pods if they are ever orphaned"
+	case ak == "Deployment" && len(deployments) == len(bs):
+		return ", and " + a + " adopts their ReplicaSets if they are ever orphaned"
+	case ak == "Deployment" && len(deployments) > 0:
+		return ", and " + a + " adopts the ReplicaSets of " + strings.Join(deployments, ", ") + " if they are ever orphaned"
+	}
+	return ""
+}
+
+// allSame reports whether every string of ss is the first.
+func allSame(ss []string) bool {
+	for _, s := range ss {
+		if s != ss[0] {
+			return false
+		}
+	}
+	return true
 }
 
 // why says what of labels m each requirement of sel looks at: "app=rng,
