@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -146,27 +147,32 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 			components = append(components, r)
 		}
 	}
-	if len(components) > 0 {
-		// Flux adds the Components its Kustomizations name to the roots
-		// it builds.
+	// Flux builds the roots its Kustomizations apply with the Components
+	// they name, and with LoadRestrictionsNone: the tree's Flux
+	// Kustomizations are read when that can matter (a Component no
+	// kustomization lists, a root that lists a file outside it).
+	changed := map[string][]byte{}
+	for path, data := range overlay {
+		changed[t.key(path)] = data
+	}
+	read := func(file string) []byte {
+		if data, ok := changed[file]; ok {
+			return data
+		}
+		data, _ := os.ReadFile(file)
+		return data
+	}
+	flux := sync.OnceValue(func() map[*render.Kustomization]*render.FluxApply {
 		files := make([]string, 0, len(inputs))
 		for _, in := range inputs {
 			if in.Path != manifest.Stdin {
 				files = append(files, t.inputKey(in))
 			}
 		}
-		changed := map[string][]byte{}
-		for path, data := range overlay {
-			changed[t.key(path)] = data
-		}
-		read := func(file string) []byte {
-			if data, ok := changed[file]; ok {
-				return data
-			}
-			data, _ := os.ReadFile(file)
-			return data
-		}
-		for file, data := range g.FluxComponents(files, read) {
+		return g.FluxApplies(files, read)
+	})
+	if len(components) > 0 {
+		for file, data := range g.AddFluxComponents(flux(), read) {
 			t.renderer.Override(file, data)
 		}
 	}
@@ -247,6 +253,12 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	renders := make(chan rendering, 1)
 	go func() {
 		results := t.renderer.RenderAll(context.Background(), roots)
+		for i, res := range results {
+			if res.Problem != nil && res.Problem.OutsideRoot() && flux()[roots[i]] != nil {
+				t.renderer.Unrestrict(roots[i])
+				results[i] = t.renderer.Render(roots[i])
+			}
+		}
 		t.dropFailed(results)
 		close(rendered)
 		judged := make([]*FileResult, len(results))

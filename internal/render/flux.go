@@ -12,60 +12,63 @@ import (
 )
 
 // fluxGroup is the API group of Flux's Kustomization, which applies a
-// directory of its source with kustomize.
+// directory of its source with kustomize (fluxcd/pkg's generator and
+// BuildKustomization: LoadRestrictionsNone, its spec.components added).
 const fluxGroup = "kustomize.toolkit.fluxcd.io/"
 
-// FluxComponents adds to the roots that Flux applies the Components its
-// Kustomizations name in spec.components. Flux's kustomize generator
-// appends them to the directory's kustomization before it builds (see
-// fluxcd/pkg kustomize.Generator), so a root whose patch targets a
-// Component's object builds only with them.
-//
-// files are the YAML files of the run; read returns a file's bytes (the
-// fix driver's, when it has changed them). It returns, per root changed,
-// the kustomization bytes to build instead of the file's: the Renderer
-// must be given them (Override). A root that two Kustomizations apply
-// with different components, or a component Flux would refuse (not
-// local, missing, not a Component), is left as it is.
-func (g *Graph) FluxComponents(files []string, read func(path string) []byte) map[string][]byte {
-	if !g.hasComponents() {
-		return nil
-	}
-	type applied struct {
-		comps []*Kustomization
-		names []string
-		same  bool
-	}
-	byRoot := map[*Kustomization]*applied{}
-	var order []*Kustomization
+// FluxApply is what the Flux Kustomizations of a tree say about one root
+// they apply (their spec.path names it).
+type FluxApply struct {
+	// names are the Components spec.components adds (as written), comps
+	// the kustomizations they name; none when two Kustomizations that
+	// apply the root disagree, or when Flux would refuse one (not local,
+	// missing, not a Component): the root is then left as it is.
+	names []string
+	comps []*Kustomization
+	bad   bool
+}
+
+// FluxApplies reads the Flux Kustomizations among files (read returns a
+// file's bytes: the fix driver's, when it has changed them) and returns
+// the roots of g they apply. Flux builds those with LoadRestrictionsNone
+// and with the Components their spec.components name added (see
+// AddFluxComponents).
+func (g *Graph) FluxApplies(files []string, read func(path string) []byte) map[*Kustomization]*FluxApply {
+	out := map[*Kustomization]*FluxApply{}
 	for _, f := range files {
 		data := read(f)
-		if !bytes.Contains(data, []byte(fluxGroup)) || !bytes.Contains(data, []byte("components")) {
+		if !bytes.Contains(data, []byte(fluxGroup)) {
 			continue
 		}
 		docs, _ := manifest.DocumentRoots(data)
 		for _, doc := range docs {
-			root, names, comps := g.fluxApplies(f, doc)
+			root, a := g.fluxApplies(f, doc)
 			if root == nil {
 				continue
 			}
-			a := byRoot[root]
-			if a == nil {
-				byRoot[root] = &applied{comps, names, true}
-				order = append(order, root)
-				continue
+			if prev := out[root]; prev != nil {
+				a.bad = a.bad || prev.bad || !slices.Equal(prev.names, a.names)
 			}
-			a.same = a.same && slices.Equal(a.names, names)
+			out[root] = a
 		}
 	}
+	return out
+}
+
+// AddFluxComponents adds to the roots that Flux applies the Components
+// its Kustomizations name in spec.components. Flux's kustomize generator
+// appends them to the directory's kustomization before it builds (see
+// fluxcd/pkg kustomize.Generator), so a root whose patch targets a
+// Component's object builds only with them. It returns, per root
+// changed, the kustomization bytes to build instead of the file's (read
+// as for FluxApplies): the Renderer must be given them (Override).
+func (g *Graph) AddFluxComponents(applies map[*Kustomization]*FluxApply, read func(path string) []byte) map[string][]byte {
 	out := map[string][]byte{}
-	for _, root := range order {
-		a := byRoot[root]
-		if !a.same {
+	for root, a := range applies {
+		if a.bad || len(a.comps) == 0 {
 			continue
 		}
-		src := read(root.File)
-		data, ok := withComponents(src, a.names)
+		data, ok := withComponents(read(root.File), a.names)
 		if !ok {
 			continue
 		}
@@ -82,57 +85,40 @@ func (g *Graph) FluxComponents(files []string, read func(path string) []byte) ma
 	return out
 }
 
-// hasComponents reports whether any kustomization read is a Component.
-func (g *Graph) hasComponents() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for _, k := range g.ByDir {
-		if k != nil && k.Kind == "Component" {
-			return true
-		}
-	}
-	return false
-}
-
-// fluxApplies reads doc, a document of file, as a Flux Kustomization
-// with components: the root of g its spec.path names and the
-// Components, as written and as read; nil when it is not one, or when
-// Flux would not build it so.
-func (g *Graph) fluxApplies(file string, doc *yaml.Node) (*Kustomization, []string, []*Kustomization) {
+// fluxApplies reads doc, a document of file, as a Flux Kustomization:
+// the root of g its spec.path names, and the Components it adds; nil
+// when it is not one.
+func (g *Graph) fluxApplies(file string, doc *yaml.Node) (*Kustomization, *FluxApply) {
 	if doc == nil || doc.Kind != yaml.MappingNode || manifest.ScalarValue(mapGet(doc, "kind")) != "Kustomization" ||
 		!strings.HasPrefix(manifest.ScalarValue(mapGet(doc, "apiVersion")), fluxGroup) {
-		return nil, nil, nil
+		return nil, nil
 	}
 	spec := mapGet(doc, "spec")
-	list := mapGet(spec, "components")
-	if list == nil || list.Kind != yaml.SequenceNode || len(list.Content) == 0 {
-		return nil, nil, nil
-	}
 	root := g.fluxRoot(file, manifest.ScalarValue(mapGet(spec, "path")))
 	if root == nil || root.Doc == nil {
-		return nil, nil, nil
+		return nil, nil
+	}
+	a := &FluxApply{}
+	list := mapGet(spec, "components")
+	if list == nil || list.Kind != yaml.SequenceNode {
+		return root, a
 	}
 	ignoreMissing := manifest.ScalarValue(mapGet(spec, "ignoreMissingComponents")) == "true"
-	var names []string
-	var comps []*Kustomization
 	for _, n := range list.Content {
 		name := manifest.ScalarValue(n)
 		if n.Kind != yaml.ScalarNode || name == "" || filepath.IsAbs(name) || IsRemote(name) {
-			return nil, nil, nil // Flux refuses it: "must be local and relative"
+			return root, &FluxApply{bad: true} // Flux refuses it: "must be local and relative"
 		}
 		c := g.Load(filepath.Join(root.Dir, name))
 		if c == nil && ignoreMissing {
 			continue
 		}
 		if c == nil || c.Kind != "Component" {
-			return nil, nil, nil // kustomize fails on it as Flux builds it
+			return root, &FluxApply{bad: true} // kustomize fails on it as Flux builds it
 		}
-		names, comps = append(names, name), append(comps, c)
+		a.names, a.comps = append(a.names, name), append(a.comps, c)
 	}
-	if len(comps) == 0 {
-		return nil, nil, nil
-	}
-	return root, names, comps
+	return root, a
 }
 
 // fluxRoot is the kustomization that spec.path names, relative to the

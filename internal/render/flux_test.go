@@ -19,9 +19,15 @@ func TestFluxComponents(t *testing.T) {
 		name  string
 		files map[string]string
 		// want is the ConfigMaps the root app renders, "" when
-		// FluxComponents leaves it as written.
+		// AddFluxComponents leaves it as written.
 		want string
+		// notApplied: no Flux Kustomization applies app (FluxApplies).
+		notApplied bool
 	}{
+		{
+			name:  "applied with no components",
+			files: map[string]string{"flux/app.yaml": strings.Replace(ks("./app"), "  components: []\n", "", 1)},
+		},
 		{
 			name:  "added",
 			files: map[string]string{"flux/app.yaml": ks("./app", "../comp/a")},
@@ -80,14 +86,17 @@ func TestFluxComponents(t *testing.T) {
 				"top/kustomization.yaml": "resources: [../app]\n",
 				"flux/app.yaml":          ks("./app", "../comp/a"),
 			},
+			notApplied: true,
 		},
 		{
-			name:  "a path to nothing",
-			files: map[string]string{"flux/app.yaml": ks("./elsewhere", "../comp/a")},
+			name:       "a path to nothing",
+			files:      map[string]string{"flux/app.yaml": ks("./elsewhere", "../comp/a")},
+			notApplied: true,
 		},
 		{
-			name:  "another kind",
-			files: map[string]string{"flux/app.yaml": strings.Replace(ks("./app", "../comp/a"), "kustomize.toolkit.fluxcd.io", "example.com", 1)},
+			name:       "another kind",
+			files:      map[string]string{"flux/app.yaml": strings.Replace(ks("./app", "../comp/a"), "kustomize.toolkit.fluxcd.io", "example.com", 1)},
+			notApplied: true,
 		},
 	}
 	for _, tt := range tests {
@@ -121,8 +130,12 @@ func TestFluxComponents(t *testing.T) {
 			}
 			slices.Sort(yamls)
 			read := func(p string) []byte { data, _ := os.ReadFile(p); return data }
-			changed := g.FluxComponents(yamls, read)
+			applies := g.FluxApplies(yamls, read)
+			changed := g.AddFluxComponents(applies, read)
 			app := g.ByDir[g.Real(filepath.Join(dir, "app"))]
+			if _, ok := applies[app]; ok == tt.notApplied || len(applies) > 1 {
+				t.Errorf("applies %v: app applied %v, want %v", applies, ok, !tt.notApplied)
+			}
 			if tt.want == "" {
 				if len(changed) != 0 {
 					t.Fatalf("changed %v, want nothing", changed)

@@ -115,7 +115,24 @@ type Renderer struct {
 	// LoadRestrictionsNone` (and Flux) do: a kustomization may list files
 	// outside its directory. Unset, LoadRestrictionsRootOnly refuses them.
 	LoadRestrictionsNone bool
+	// unrestricted holds the roots (by directory) rendered as if
+	// LoadRestrictionsNone were set: those Flux applies (see Unrestrict).
+	unrestricted sync.Map
 }
+
+// Unrestrict renders root from now on with LoadRestrictionsNone, as Flux
+// builds every root it applies.
+func (r *Renderer) Unrestrict(root *Kustomization) { r.unrestricted.Store(root.Dir, true) }
+
+// restricted reports whether root renders with LoadRestrictionsRootOnly.
+func (r *Renderer) restricted(root *Kustomization) bool {
+	_, none := r.unrestricted.Load(root.Dir)
+	return !r.LoadRestrictionsNone && !none
+}
+
+// OutsideRoot reports whether the root failed because it lists a file
+// outside its directory, which LoadRestrictionsRootOnly refuses.
+func (p *Problem) OutsideRoot() bool { return strings.Contains(p.Message, "' is not in or below '") }
 
 // NewRenderer returns a Renderer for the roots of g. A Renderer reads
 // each file once and keeps it: to verify a fix by rendering again, make a
@@ -496,7 +513,7 @@ func undecoded(root *Kustomization, msg string) (*Kustomization, *yaml.Node) {
 // does not use, and patches with nothing to patch.
 func (r *Renderer) hint(root *Kustomization, msg string) string {
 	switch {
-	case !r.LoadRestrictionsNone && strings.Contains(msg, "' is not in or below '"):
+	case r.restricted(root) && strings.Contains(msg, "' is not in or below '"):
 		return "kustomize build and Argo CD refuse a file outside the root's directory by default; Flux loads it: set loadRestrictor: LoadRestrictionsNone in .shipshape.yaml if your engine does"
 	case root.listsNothing() && (strings.Contains(msg, "no matches for Id") || strings.Contains(msg, "no resource matches")):
 		return "the kustomization lists no resources, bases, components or generators: its patches have nothing to patch; is `resources: [../base]` missing?"
@@ -539,7 +556,7 @@ func (r *Renderer) run(root *Kustomization, trace bool) (m resmap.ResMap, err er
 		}
 	}()
 	lr := types.LoadRestrictionsRootOnly
-	if r.LoadRestrictionsNone {
+	if !r.restricted(root) {
 		lr = types.LoadRestrictionsNone
 	}
 	return krusty.MakeKustomizer(Options(lr)).Run(fs, dir)
