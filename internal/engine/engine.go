@@ -31,9 +31,10 @@ import (
 const DefaultMaxFileSize = 64 << 20
 
 var templateNotice = map[string]string{
-	"Helm/Go": "Go/Helm template markers ({{) found: not linted; lint the rendered output (helm template . | shipshape lint -)",
-	"ytt":     "ytt annotations (#@) found: not linted; lint the rendered output (ytt -f . | shipshape lint -)",
-	"Jinja":   "Jinja template markers ({% %}) found and not YAML: not linted; lint the rendered output",
+	"Helm/Go":    "Go/Helm template markers ({{) found: not linted; lint the rendered output (helm template . | shipshape lint -)",
+	"ytt":        "ytt annotations (#@) found: not linted; lint the rendered output (ytt -f . | shipshape lint -)",
+	"Jinja":      "Jinja template markers ({% %}) found and not YAML: not linted; lint the rendered output",
+	"FreeMarker": "FreeMarker directives (<#if>) found and not YAML: not linted; lint the rendered output",
 }
 
 // Engine holds the enabled rules with their effective severities.

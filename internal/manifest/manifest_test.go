@@ -42,6 +42,11 @@ func TestParse(t *testing.T) {
 		{name: "braces in block, quoted scalars and comments", src: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: inject # {{ not a template }}\ndata:\n  t: |\n    {{ .Values.x }}\n  q: \"{{ .y }}\"\n  s: '{{ .z }}'\n", docs: 1, objects: []string{"ConfigMap/inject"}, firstLine: 1},
 		{name: "jinja", src: "{% raw %}\napiVersion: v1\nkind: ConfigMap\n{% endraw %}\n", template: "Jinja"},
 		{name: "jinja with braces", src: "{% raw %}\napiVersion: v1\ndata:\n  k: '{{ .v }}'\n{% endraw %}\n", template: "Jinja"},
+		{name: "freemarker", src: "<#if !config.openshift>\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${config.prefix}staging\n---\n</#if>\n", template: "FreeMarker"},
+		{name: "freemarker in a mapping", src: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  annotations:\n<#if config.mail.active>\n    mail: ${config.mail.to}\n</#if>\n", template: "FreeMarker"},
+		// A FreeMarker template held as data (a mail template in a
+		// ConfigMap) is data.
+		{name: "freemarker as data", src: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: mail}\ndata:\n  body.ftl: |\n    <#if user??>Hello ${user}</#if>\n", docs: 1, objects: []string{"ConfigMap/mail"}, firstLine: 1},
 		{name: "ytt", src: "#@ load(\"@ytt:data\", \"data\")\napiVersion: v1\n", template: "ytt"},
 		{name: "patch directive", src: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n      containers:\n      - name: x\n        $patch: delete\n", docs: 1, objects: []string{"Deployment/a"}, partial: []bool{true}, firstLine: 1},
 		{name: "container without image", src: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec:\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n      containers: [{name: x, args: [y]}]\n", docs: 1, objects: []string{"Deployment/a"}, partial: []bool{true}, firstLine: 1},

@@ -76,6 +76,10 @@ func Parse(path string, data []byte, ctx Context) *File {
 				f.Template = "Jinja"
 				return f
 			}
+			if freeMarker(f.Src) {
+				f.Template = "FreeMarker"
+				return f
+			}
 			if braces {
 				f.Template = "Helm/Go"
 				return f
@@ -487,6 +491,24 @@ func templateKind(src []byte) string {
 func jinja(src []byte) bool {
 	i := bytes.Index(src, []byte("{%"))
 	return i >= 0 && bytes.Contains(src[i:], []byte("%}"))
+}
+
+// freeMarker reports whether src holds a FreeMarker directive (<#if>,
+// </#list>) or macro call (<@x>): cloudogu/gitops-playground's .ftl.yaml
+// manifests, rendered by a program before anything applies them.
+func freeMarker(src []byte) bool {
+	for _, open := range [][]byte{[]byte("<#"), []byte("</#"), []byte("<@")} {
+		for rest := src; ; {
+			i := bytes.Index(rest, open)
+			if i < 0 {
+				break
+			}
+			if rest = rest[i+len(open):]; len(rest) > 0 && (rest[0] >= 'a' && rest[0] <= 'z' || rest[0] >= 'A' && rest[0] <= 'Z') {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // dataBraces counts the `{{` of docs that are text, not YAML structure:
