@@ -149,8 +149,8 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	}
 	// Flux builds the roots its Kustomizations apply with the Components
 	// they name, and with LoadRestrictionsNone: the tree's Flux
-	// Kustomizations are read when that can matter (a Component no
-	// kustomization lists, a root that lists a file outside it).
+	// Kustomizations are read when that can matter (a Component, a root
+	// that lists a file outside it).
 	changed := map[string][]byte{}
 	for path, data := range overlay {
 		changed[t.key(path)] = data
@@ -171,7 +171,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		}
 		return g.FluxApplies(files, read)
 	})
-	if len(components) > 0 {
+	if g.HasComponents() {
 		for file, data := range g.AddFluxComponents(flux(), read) {
 			t.renderer.Override(file, data)
 		}

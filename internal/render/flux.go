@@ -85,6 +85,19 @@ func (g *Graph) AddFluxComponents(applies map[*Kustomization]*FluxApply, read fu
 	return out
 }
 
+// HasComponents reports whether any kustomization read is a Component:
+// only then can a Flux Kustomization add one.
+func (g *Graph) HasComponents() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, k := range g.ByDir {
+		if k != nil && k.Kind == "Component" {
+			return true
+		}
+	}
+	return false
+}
+
 // fluxApplies reads doc, a document of file, as a Flux Kustomization:
 // the root of g its spec.path names, and the Components it adds; nil
 // when it is not one.
