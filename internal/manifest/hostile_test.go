@@ -91,7 +91,7 @@ func TestStrays(t *testing.T) {
 	}{
 		{"bare value", "just text\n", []string{`the bare value "just text"`}},
 		{"bare value after an object", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n42\n", []string{`the bare value "42"`}},
-		{"list of objects", "- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n- {x: 1}\n", []string{"a list of 1 Kubernetes objects"}},
+		{"list of objects", "- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n- {x: 1}\n", []string{"a list of one Kubernetes object, not an object"}},
 		{"Ansible playbook", "- hosts: all\n  tasks: []\n", nil},
 		{"null and empty documents", "---\n~\n---\n# comment\n---\n", nil},
 		{"GitHub workflow", "on: push\njobs: {}\n", nil},

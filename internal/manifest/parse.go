@@ -160,8 +160,12 @@ func (f *File) addStray(root *yaml.Node, doc int, patch bool) {
 			}
 		}
 		if n > 0 {
-			f.Strays = append(f.Strays, Stray{Line: root.Line, Column: root.Column, Doc: doc, Message: fmt.Sprintf(
-				"the document is a list of %d Kubernetes objects, not an object: kubectl reads one object per document (separate them with ---, or use kind: List with items:)", n)})
+			what := fmt.Sprintf("a list of %d Kubernetes objects", n)
+			if n == 1 {
+				what = "a list of one Kubernetes object"
+			}
+			f.Strays = append(f.Strays, Stray{Line: root.Line, Column: root.Column, Doc: doc, Message: "the document is " + what +
+				", not an object: kubectl reads one object per document (separate them with ---, or use kind: List with items:)"})
 		}
 	}
 }
