@@ -319,9 +319,13 @@ func (w *scalarChecker) plain(c *schemawalk.Cursor, n *yaml.Node, inCollection, 
 	case obj.IsKustomization():
 		// kustomize reads its kustomization as kubectl reads manifests
 		// (YAML 1.1, sigs.k8s.io/yaml), into Go strings (fields, lists,
-		// maps) that refuse a boolean or a number.
+		// maps) that refuse a boolean or a number; a null it reads as "",
+		// as quoted.
+		if v.Kind == yaml11.Null && !isKey {
+			return
+		}
 		switch {
-		case isKey || v.Kind == yaml11.Null:
+		case isKey:
 		case isLiteral(c):
 			// A generator's literal is KEY=VALUE, and no text that YAML
 			// 1.1 reads as a boolean or a number has an "=": quoted, it
