@@ -39,7 +39,8 @@ apiVersion (kubectl rejects it; a kustomization and a patch may leave it out). A
 their schema is not known to shipshape. In a SOPS-encrypted object (Flux decrypts
 it before the apply) the ciphertexts (` + "`ENC[AES256_GCM,…]`" + `) are not judged: their type
 is known only once decrypted. Nor are the placeholders a tool replaces before the
-apply: Flux's ` + "`${VAR}`" + `, and argocd-vault-plugin's ` + "`<path:secret/data/db#key>`" + `, or
+apply: Flux's ` + "`${VAR}`" + `, a value that is one ` + "`{{ … }}`" + ` expression (Open Cluster
+Management's policy templates), and argocd-vault-plugin's ` + "`<path:secret/data/db#key>`" + `, or
 ` + "`<key>`" + ` in an object with an ` + "`avp.kubernetes.io/path`" + ` annotation.`,
 	Bad: `apiVersion: apps/v1
 kind: Deployment
@@ -201,12 +202,13 @@ func isTemplateVariable(s string) bool {
 }
 
 // substituted reports whether s is a placeholder a tool replaces before
-// the object is applied: an envsubst variable (Flux), or an
-// argocd-vault-plugin placeholder, <path:secret/data/db#password>
+// the object is applied: an envsubst variable (Flux), a template
+// expression (Open Cluster Management), or an argocd-vault-plugin
+// placeholder, <path:secret/data/db#password>
 // anywhere, <password> in an object that names its vault path with an
 // avp.kubernetes.io annotation.
 func (w *typeChecker) substituted(s string) bool {
-	if isTemplateVariable(s) {
+	if isTemplateVariable(s) || isTemplateExpression(s) {
 		return true
 	}
 	if len(s) < 3 || s[0] != '<' || s[len(s)-1] != '>' || strings.ContainsAny(s[1:len(s)-1], "<>") {
@@ -222,6 +224,15 @@ func (w *typeChecker) substituted(s string) bool {
 		}
 	}
 	return false
+}
+
+// isTemplateExpression recognises a value that is one template
+// expression, {{ fromSecret "ns" "s" "key" }} or {{hub … hub}}: Open
+// Cluster Management's policy templates, which its controllers fill in
+// before the object reaches the API server.
+func isTemplateExpression(s string) bool {
+	t := strings.TrimSpace(s)
+	return len(t) >= 4 && strings.HasPrefix(t, "{{") && strings.HasSuffix(t, "}}") && !strings.Contains(t[2:len(t)-2], "}}")
 }
 
 // hasTemplateVariable recognises a value with such a variable in it

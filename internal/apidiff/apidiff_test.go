@@ -186,11 +186,11 @@ func (d *differ) object(path string, obj *manifest.Object, api apiObject, findin
 	for _, e := range v.errs {
 		// Excluded by design, and documented in the rules: strategic-merge
 		// directives in patches are not fields, and ${VAR} placeholders
-		// are substituted before kubectl sees the file.
+		// and {{ }} expressions are substituted before the API sees them.
 		if e.rule == "unknown-field" && obj.Partial && strings.HasPrefix(lastKey(e.path), "$") {
 			continue
 		}
-		if e.rule == "type-mismatch" && (isTemplateVariable(v.spans, e.path) || isVaultPlaceholder(v.spans, e.path, obj)) {
+		if e.rule == "type-mismatch" && (isTemplateVariable(v.spans, e.path) || isTemplateExpression(v.spans, e.path) || isVaultPlaceholder(v.spans, e.path, obj)) {
 			continue
 		}
 		expected = append(expected, e)
@@ -259,6 +259,20 @@ func isTemplateVariable(ix *spanIndex, path string) bool {
 	json.Unmarshal(ix.js[s.start:s.end], &v)
 	i := strings.Index(v, "${")
 	return i >= 0 && strings.Contains(v[i:], "}")
+}
+
+// isTemplateExpression: the value at path is one {{ … }} expression,
+// which Open Cluster Management's controllers fill in before the object
+// reaches the API server.
+func isTemplateExpression(ix *spanIndex, path string) bool {
+	s, ok := ix.byPath[path]
+	if !ok || s.kind != 's' {
+		return false
+	}
+	var v string
+	json.Unmarshal(ix.js[s.start:s.end], &v)
+	v = strings.TrimSpace(v)
+	return strings.HasPrefix(v, "{{") && strings.HasSuffix(v, "}}") && strings.Count(v, "}}") == 1
 }
 
 // isVaultPlaceholder: the value at path is an argocd-vault-plugin
