@@ -30,6 +30,7 @@ func TestParse(t *testing.T) {
 		{name: "helm", src: "metadata:\n  name: {{ .Name }}\n", template: "Helm/Go"},
 		{name: "helm in a plain scalar", src: "metadata:\n  name: web-{{ .Release.Name }}\n", inChart: true, template: "Helm/Go"},
 		{name: "helm key", src: "metadata:\n  {{ .Key }}: web\n", template: "Helm/Go"},
+		{name: "variable in a custom resource's key", src: "apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n  annotations:\n    a/{{element.name}}: x\n", docs: 1, objects: []string{"ClusterPolicy/p"}, firstLine: 1},
 		{name: "helm in a plain key", src: "metadata:\n  labels:\n    web-{{ .Key }}: web\n", template: "Helm/Go"},
 		{name: "quoted key", src: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: q}\ndata:\n  \"{{ k }}\": v\n", docs: 1, objects: []string{"ConfigMap/q"}, firstLine: 1},
 		// Alerting rules carry Prometheus templates in plain strings, and

@@ -525,6 +525,7 @@ func freeMarker(src []byte) bool {
 // parser happened to accept, and so is a Helm chart's template with
 // `{{` in plain scalars only: Helm renders it first.
 func dataBraces(docs []*yaml.Node) (inData, inPlain int) {
+	custom := false // the document is a custom resource (see below)
 	var walk func(x *yaml.Node, key bool)
 	walk = func(x *yaml.Node, key bool) {
 		if x == nil {
@@ -539,12 +540,22 @@ func dataBraces(docs []*yaml.Node) (inData, inPlain int) {
 			inData += markers(x.Value)
 		case !key: // a plain key with `{{` is structure
 			inPlain += markers(x.Value)
+		case custom:
+			// Except in a custom resource, whose controller reads its
+			// own variables, keys too (Kyverno's
+			// `…apparmor…/{{element.name}}:`).
+			inData += markers(x.Value)
 		}
 		for i, c := range x.Content {
 			walk(c, x.Kind == yaml.MappingNode && i%2 == 0)
 		}
 	}
 	for _, d := range docs {
+		custom = false
+		if d != nil && len(d.Content) > 0 {
+			group, _, grouped := strings.Cut(ScalarValue(MapGet(d.Content[0], "apiVersion")), "/")
+			custom = grouped && strings.Contains(group, ".") && !strings.HasSuffix(group, ".k8s.io")
+		}
 		walk(d, false)
 	}
 	return inData, inPlain
