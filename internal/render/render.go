@@ -2,7 +2,9 @@ package render
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -263,6 +265,11 @@ func (r *Renderer) Render(root *Kustomization) *Result {
 	res := &Result{Root: root}
 	if p := Refuse(r.graph, root); p != nil {
 		res.Problem = p
+		if k, ref := missingFile(root); ref != nil && !p.Template {
+			// The root cannot build, whatever the refused entry holds.
+			res.Problem = &Problem{File: k.File, Line: ref.Node.Line, Column: ref.Node.Column, Entry: ref.Value,
+				Message: fmt.Sprintf("%s entry %q names no file: kustomize fails on it whatever %s holds (not fetched)", ref.Field, ref.Value, p.Entry)}
+		}
 		return res
 	}
 	m, err := r.run(root, false)
@@ -334,6 +341,25 @@ func newObject(i int, rs *resource.Resource) *Object {
 		Node:  deepCopy(rs.YNode()),
 		Index: i,
 	}
+}
+
+// missingFile is the first entry of root's graph (and its
+// kustomization) that names a local file that does not exist: kustomize
+// fails on it whatever the entries Refuse stops hold.
+func missingFile(root *Kustomization) (*Kustomization, *Ref) {
+	var in *Kustomization
+	var missing *Ref
+	walkGraph(root, func(k *Kustomization) {
+		for _, r := range k.Refs {
+			if missing != nil || r.Path == "" || r.Remote || r.Inline || r.Target != nil || r.Node == nil {
+				continue
+			}
+			if _, err := os.Stat(r.Path); errors.Is(err, fs.ErrNotExist) {
+				in, missing = k, r
+			}
+		}
+	})
+	return in, missing
 }
 
 // address is a pointer kustomize prints with %v in some messages
