@@ -118,8 +118,13 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(msgs, "%s %d %s in %d %s; %d left\n", verb, fixedCount, plural(fixedCount, "finding"), fixedFiles, plural(fixedFiles, "file"), len(left))
 	}
+	failing := ses.failOn.Failing(left)
+	if diff && len(failing) > 0 {
+		// stdout is the patch alone: say why the exit status is 1.
+		fmt.Fprintf(stderr, "%d %s left that this diff does not fix (shipshape lint lists them)\n", len(failing), plural(len(failing), "finding"))
+	}
 	switch {
-	case check && changed, len(failures) > 0, len(ses.failOn.Failing(left)) > 0:
+	case check && changed, len(failures) > 0, len(failing) > 0:
 		return exitFindings
 	}
 	return exitOK

@@ -166,3 +166,23 @@ func TestFixStdin(t *testing.T) {
 		t.Errorf("stderr: %s", errb.String())
 	}
 }
+
+// fix --diff prints the patch alone on stdout; when findings it cannot
+// fix make it exit 1, stderr says so.
+func TestFixDiffSaysWhatIsLeft(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	dir := t.TempDir()
+	src := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app\nspec:\n  selector:\n    matchLabels: {app: a}\n  template:\n    metadata:\n      labels: {app: b}\n    spec:\n      containers: [{name: app, image: nginx:1.27}]\n"
+	if err := os.WriteFile(filepath.Join(dir, "deploy.yaml"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"fix", "--diff", dir}, strings.NewReader(""), &stdout, &stderr)
+	if code != exitFindings || stdout.Len() != 0 || stderr.String() != "1 finding left that this diff does not fix (shipshape lint lists them)\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+	stderr.Reset()
+	if code := run([]string{"fix", "--diff", "--fail-on", "none", dir}, strings.NewReader(""), &stdout, &stderr); code != exitOK || stderr.Len() != 0 {
+		t.Errorf("--fail-on none: exit %d, stderr %q", code, stderr.String())
+	}
+}
