@@ -29,7 +29,8 @@ var functionAnnotations = []string{"config.kubernetes.io/function", "config.k8s.
 // configs loaded through generators/transformers/validators. Refuse
 // checks every one of them, in every kustomization the root reaches, with
 // IsRemote (kustomize's own predicates); and it refuses helmCharts,
-// helmChartInflationGenerator and function configs outright
+// helmChartInflationGenerator, function configs and external plugins
+// (configs whose apiVersion is not builtin) outright
 // (kustomize would refuse them too with these options, but the refusal
 // here is earlier and says why). So when Refuse returns nil, krusty's
 // loader only ever sees local paths, and the code paths that import
