@@ -152,6 +152,7 @@ var (
 	podTemplateType, _   = schema.Named("PodTemplateSpec")
 	labelSelectorType, _ = schema.Named("LabelSelector")
 	kustomizationType, _ = schema.Named("Kustomization")
+	stringMapType, _     = objectMetaType.Field("labels")
 )
 
 // walker is one walk's state, kept from one object to the next (most
@@ -368,6 +369,9 @@ func entryReading(c *Cursor, k, v *yaml.Node) (schema.Type, reading) {
 		case schema.Map:
 			return below(t.Elem(), c.reading)
 		case schema.Unknown:
+			if fluxSubstitute(c, k) {
+				return stringMapType, typed
+			}
 			return guess(k, v)
 		}
 	// The CRD frame picks its entry as MapGet does: the first of a
@@ -417,6 +421,13 @@ func guess(k, v *yaml.Node) (schema.Type, reading) {
 		return labelSelectorType, typed
 	}
 	return schema.Type{}, typed
+}
+
+// fluxSubstitute reports whether key k of the mapping at c is Flux's
+// spec.postBuild.substitute, a map of strings the API server holds to its
+// type (a Kustomization with substitute: {UID: 568} is refused).
+func fluxSubstitute(c *Cursor, k *yaml.Node) bool {
+	return k.Value == "substitute" && len(c.Path) == 2 && c.Path[0].Key == "spec" && c.Path[1].Key == "postBuild"
 }
 
 func looksLikePodTemplate(n *yaml.Node) bool {
