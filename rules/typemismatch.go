@@ -227,12 +227,18 @@ func (w *typeChecker) substituted(s string) bool {
 }
 
 // isTemplateExpression recognises a value that is one template
-// expression, {{ fromSecret "ns" "s" "key" }} or {{hub … hub}}: Open
-// Cluster Management's policy templates, which its controllers fill in
-// before the object reaches the API server.
+// expression, {{ fromSecret "ns" "s" "key" }}, {{hub … hub}} or
+// {{ .Values.x }}: Open Cluster Management's policy templates, which its
+// controllers fill in before the object reaches the API server. Words
+// alone ({{BASE64 encoded id_rsa}}) are a placeholder left for a person
+// to fill in, and are judged.
 func isTemplateExpression(s string) bool {
 	t := strings.TrimSpace(s)
-	return len(t) >= 4 && strings.HasPrefix(t, "{{") && strings.HasSuffix(t, "}}") && !strings.Contains(t[2:len(t)-2], "}}")
+	if len(t) < 4 || !strings.HasPrefix(t, "{{") || !strings.HasSuffix(t, "}}") {
+		return false
+	}
+	inner := strings.TrimSpace(strings.Trim(t[2:len(t)-2], "-"))
+	return !strings.Contains(inner, "}}") && (strings.ContainsAny(inner, `".|$(`) || strings.HasPrefix(inner, "hub ") && strings.HasSuffix(inner, " hub"))
 }
 
 // hasTemplateVariable recognises a value with such a variable in it

@@ -261,9 +261,10 @@ func isTemplateVariable(ix *spanIndex, path string) bool {
 	return i >= 0 && strings.Contains(v[i:], "}")
 }
 
-// isTemplateExpression: the value at path is one {{ … }} expression,
-// which Open Cluster Management's controllers fill in before the object
-// reaches the API server.
+// isTemplateExpression: the value at path is one {{ … }} expression
+// (quoted arguments, a pipe, a field: not words alone), which Open
+// Cluster Management's controllers fill in before the object reaches the
+// API server.
 func isTemplateExpression(ix *spanIndex, path string) bool {
 	s, ok := ix.byPath[path]
 	if !ok || s.kind != 's' {
@@ -272,7 +273,7 @@ func isTemplateExpression(ix *spanIndex, path string) bool {
 	var v string
 	json.Unmarshal(ix.js[s.start:s.end], &v)
 	v = strings.TrimSpace(v)
-	return strings.HasPrefix(v, "{{") && strings.HasSuffix(v, "}}") && strings.Count(v, "}}") == 1
+	return strings.HasPrefix(v, "{{") && strings.HasSuffix(v, "}}") && strings.Count(v, "}}") == 1 && strings.ContainsAny(v, `".|$(`)
 }
 
 // isVaultPlaceholder: the value at path is an argocd-vault-plugin
