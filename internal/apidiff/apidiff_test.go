@@ -248,15 +248,20 @@ func silentChange(fd analysis.Finding, ix *spanIndex) bool {
 	return ok && s.kind == 'z'
 }
 
+// stringAt is the string the JSON of the object holds at path; ok is
+// false when it holds no string there.
+func stringAt(ix *spanIndex, path string) (v string, ok bool) {
+	s, found := ix.byPath[path]
+	if !found || s.kind != 's' {
+		return "", false
+	}
+	return v, json.Unmarshal(ix.js[s.start:s.end], &v) == nil
+}
+
 // isTemplateVariable: the value at path holds a ${VAR} placeholder
 // ("${CAPACITY_GB}Gi").
 func isTemplateVariable(ix *spanIndex, path string) bool {
-	s, ok := ix.byPath[path]
-	if !ok || s.kind != 's' {
-		return false
-	}
-	var v string
-	json.Unmarshal(ix.js[s.start:s.end], &v)
+	v, _ := stringAt(ix, path)
 	i := strings.Index(v, "${")
 	return i >= 0 && strings.Contains(v[i:], "}")
 }
@@ -266,12 +271,7 @@ func isTemplateVariable(ix *spanIndex, path string) bool {
 // Cluster Management's controllers fill in before the object reaches the
 // API server.
 func isTemplateExpression(ix *spanIndex, path string) bool {
-	s, ok := ix.byPath[path]
-	if !ok || s.kind != 's' {
-		return false
-	}
-	var v string
-	json.Unmarshal(ix.js[s.start:s.end], &v)
+	v, _ := stringAt(ix, path)
 	v = strings.TrimSpace(v)
 	return strings.HasPrefix(v, "{{") && strings.HasSuffix(v, "}}") && strings.Count(v, "}}") == 1 && strings.ContainsAny(v, `".|$(`)
 }
@@ -281,12 +281,7 @@ func isTemplateExpression(ix *spanIndex, path string) bool {
 // object: <path:…#key>, or <key> in an object with an avp.kubernetes.io
 // annotation.
 func isVaultPlaceholder(ix *spanIndex, path string, obj *manifest.Object) bool {
-	s, ok := ix.byPath[path]
-	if !ok || s.kind != 's' {
-		return false
-	}
-	var v string
-	json.Unmarshal(ix.js[s.start:s.end], &v)
+	v, _ := stringAt(ix, path)
 	if !strings.HasPrefix(v, "<") || !strings.HasSuffix(v, ">") {
 		return false
 	}
