@@ -3,8 +3,11 @@ package render
 import (
 	"bytes"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"go.yaml.in/yaml/v3"
 
@@ -34,10 +37,24 @@ type FluxApply struct {
 // and with the Components their spec.components name added (see
 // AddFluxComponents).
 func (g *Graph) FluxApplies(files []string, read func(path string) []byte) map[*Kustomization]*FluxApply {
+	// Every file is read, on all cores: the rendering waits for this.
+	flux := make([][]byte, len(files))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(files); i = int(next.Add(1) - 1) {
+				if data := read(files[i]); bytes.Contains(data, []byte(fluxGroup)) {
+					flux[i] = data
+				}
+			}
+		})
+	}
+	wg.Wait()
 	out := map[*Kustomization]*FluxApply{}
-	for _, f := range files {
-		data := read(f)
-		if !bytes.Contains(data, []byte(fluxGroup)) {
+	for i, f := range files {
+		data := flux[i]
+		if data == nil {
 			continue
 		}
 		docs, _ := manifest.DocumentRoots(data)
