@@ -169,7 +169,20 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 				files = append(files, t.inputKey(in))
 			}
 		}
-		return g.FluxApplies(files, read)
+		// Every file is read, on all cores: the rendering waits for this.
+		held := make([][]byte, len(files))
+		e.parallel(len(files), func(i int) {
+			if data := read(files[i]); render.MentionsFlux(data) {
+				held[i] = data
+			}
+		})
+		found := map[string][]byte{}
+		for i, data := range held {
+			if data != nil {
+				found[files[i]] = data
+			}
+		}
+		return g.FluxApplies(found)
 	})
 	if g.HasComponents() {
 		for file, data := range g.AddFluxComponents(flux(), read) {

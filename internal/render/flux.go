@@ -2,12 +2,10 @@ package render
 
 import (
 	"bytes"
+	"maps"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"go.yaml.in/yaml/v3"
 
@@ -31,33 +29,18 @@ type FluxApply struct {
 	bad   bool
 }
 
-// FluxApplies reads the Flux Kustomizations among files (read returns a
-// file's bytes: the fix driver's, when it has changed them) and returns
-// the roots of g they apply. Flux builds those with LoadRestrictionsNone
-// and with the Components their spec.components name added (see
-// AddFluxComponents).
-func (g *Graph) FluxApplies(files []string, read func(path string) []byte) map[*Kustomization]*FluxApply {
-	// Every file is read, on all cores: the rendering waits for this.
-	flux := make([][]byte, len(files))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(files); i = int(next.Add(1) - 1) {
-				if data := read(files[i]); bytes.Contains(data, []byte(fluxGroup)) {
-					flux[i] = data
-				}
-			}
-		})
-	}
-	wg.Wait()
+// MentionsFlux reports whether data may hold a Flux Kustomization: the
+// files FluxApplies needs.
+func MentionsFlux(data []byte) bool { return bytes.Contains(data, []byte(fluxGroup)) }
+
+// FluxApplies reads the Flux Kustomizations in files (path -> bytes, the
+// files of the run that MentionsFlux) and returns the roots of g they
+// apply. Flux builds those with LoadRestrictionsNone and with the
+// Components their spec.components name added (see AddFluxComponents).
+func (g *Graph) FluxApplies(files map[string][]byte) map[*Kustomization]*FluxApply {
 	out := map[*Kustomization]*FluxApply{}
-	for i, f := range files {
-		data := flux[i]
-		if data == nil {
-			continue
-		}
-		docs, _ := manifest.DocumentRoots(data)
+	for _, f := range slices.Sorted(maps.Keys(files)) {
+		docs, _ := manifest.DocumentRoots(files[f])
 		for _, doc := range docs {
 			root, a := g.fluxApplies(f, doc)
 			if root == nil {
@@ -78,7 +61,8 @@ func (g *Graph) FluxApplies(files []string, read func(path string) []byte) map[*
 // fluxcd/pkg kustomize.Generator), so a root whose patch targets a
 // Component's object builds only with them. It returns, per root
 // changed, the kustomization bytes to build instead of the file's (read
-// as for FluxApplies): the Renderer must be given them (Override).
+// returns a file's bytes: the fix driver's, when it has changed them):
+// the Renderer must be given them (Override).
 func (g *Graph) AddFluxComponents(applies map[*Kustomization]*FluxApply, read func(path string) []byte) map[string][]byte {
 	out := map[string][]byte{}
 	for root, a := range applies {

@@ -130,7 +130,13 @@ func TestFluxComponents(t *testing.T) {
 			}
 			slices.Sort(yamls)
 			read := func(p string) []byte { data, _ := os.ReadFile(p); return data }
-			applies := g.FluxApplies(yamls, read)
+			found := map[string][]byte{}
+			for _, f := range yamls {
+				if data := read(f); MentionsFlux(data) {
+					found[f] = data
+				}
+			}
+			applies := g.FluxApplies(found)
 			changed := g.AddFluxComponents(applies, read)
 			app := g.ByDir[g.Real(filepath.Join(dir, "app"))]
 			if _, ok := applies[app]; ok == tt.notApplied || len(applies) > 1 {
