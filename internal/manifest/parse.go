@@ -62,7 +62,10 @@ func Parse(path string, data []byte, ctx Context) *File {
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(f.Src))
 	var docs []*yaml.Node
-	braces := bytes.Contains(f.Src, []byte("{{")) && markers(f.Src) > 0
+	braces := 0 // Go template markers
+	if bytes.Contains(f.Src, []byte("{{")) {
+		braces = markers(f.Src)
+	}
 	for {
 		doc := new(yaml.Node)
 		err := dec.Decode(doc)
@@ -80,7 +83,7 @@ func Parse(path string, data []byte, ctx Context) *File {
 				f.Template = "FreeMarker"
 				return f
 			}
-			if braces {
+			if braces > 0 {
 				f.Template = "Helm/Go"
 				return f
 			}
@@ -91,9 +94,9 @@ func Parse(path string, data []byte, ctx Context) *File {
 		}
 		docs = append(docs, doc)
 	}
-	if braces {
+	if braces > 0 {
 		inData, inPlain := dataBraces(docs)
-		if markers(f.Src) > inData+inPlain || inPlain > 0 && inHelmChart(path) {
+		if braces > inData+inPlain || inPlain > 0 && inHelmChart(path) {
 			f.Template = "Helm/Go"
 			return f
 		}
