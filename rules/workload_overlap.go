@@ -220,7 +220,7 @@ func finishOverlap(p *analysis.CrossPass, summaries []overlapSummary) {
 		}
 		if len(others) == 1 {
 			f.Message = fmt.Sprintf("%s's selector (%s) also selects the pods of %s (its template has %s): a Service or PodDisruptionBudget over these labels spans the pods of both%s; give each its own label, or delete the one left over",
-				a.id, sel, others[0], labels[0], adopts(a.id, others[0]))
+				a.id, sel, others[0], labels[0], adopts(a.id, others))
 		} else {
 			named := slices.Clone(others)
 			if !allSame(labels) {
@@ -237,32 +237,19 @@ func finishOverlap(p *analysis.CrossPass, summaries []overlapSummary) {
 				have = " (their templates have " + labels[0] + ")"
 			}
 			f.Message = fmt.Sprintf("%s's selector (%s) also selects the pods of %s%s: a Service or PodDisruptionBudget over these labels spans the pods of all%s; give each its own label, or delete those left over",
-				a.id, sel, list, have, adoptsAll(a.id, others))
+				a.id, sel, list, have, adopts(a.id, others))
 		}
 		p.Report(f)
 	}
 }
 
-// adopts says what controller a does with what controller b makes when
-// b's are orphaned (b deleted with --cascade=orphan, or its owner
+// adopts says what controller a does with what the controllers bs make
+// when theirs are orphaned (deleted with --cascade=orphan, or an owner
 // reference lost): the controllers that own pods adopt orphans their
 // selector matches, a Deployment adopts ReplicaSets (which carry the
 // labels of their Deployment's template), a StatefulSet only pods named
 // after it.
-func adopts(a, b string) string {
-	ak, _, _ := strings.Cut(a, "/")
-	bk, _, _ := strings.Cut(b, "/")
-	switch {
-	case ak == "ReplicaSet" || ak == "ReplicationController" || ak == "DaemonSet" || ak == "Job":
-		return ", and " + a + " adopts " + b + "'s pods if they are ever orphaned"
-	case ak == "Deployment" && bk == "Deployment":
-		return ", and " + a + " adopts " + b + "'s ReplicaSets if they are ever orphaned"
-	}
-	return ""
-}
-
-// adoptsAll is adopts for the several controllers bs.
-func adoptsAll(a string, bs []string) string {
+func adopts(a string, bs []string) string {
 	ak, _, _ := strings.Cut(a, "/")
 	var deployments []string
 	for _, b := range bs {
@@ -270,11 +257,15 @@ func adoptsAll(a string, bs []string) string {
 			deployments = append(deployments, b)
 		}
 	}
+	whose := "their"
+	if len(bs) == 1 {
+		whose = bs[0] + "'s"
+	}
 	switch {
 	case ak == "ReplicaSet" || ak == "ReplicationController" || ak == "DaemonSet" || ak == "Job":
-		return ", and " + a + " adopts their pods if they are ever orphaned"
+		return ", and " + a + " adopts " + whose + " pods if they are ever orphaned"
 	case ak == "Deployment" && len(deployments) == len(bs):
-		return ", and " + a + " adopts their ReplicaSets if they are ever orphaned"
+		return ", and " + a + " adopts " + whose + " ReplicaSets if they are ever orphaned"
 	case ak == "Deployment" && len(deployments) > 0:
 		return ", and " + a + " adopts the ReplicaSets of " + strings.Join(deployments, ", ") + " if they are ever orphaned"
 	}
