@@ -3,6 +3,7 @@ package fixer
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 
 	"go.yaml.in/yaml/v3"
@@ -40,29 +41,61 @@ func (o *Outcome) Changed() bool { return o.Err == nil && !bytes.Equal(o.Orig, o
 const bom = "\xef\xbb\xbf"
 
 // Files applies the fixes of a lint run's findings (made with
-// engine.KeepSource) to the files' bytes, verifies the whole result, and
-// writes each changed file atomically unless opt.DryRun. It returns an
-// outcome for each file that had something to fix, in run order, and
+// engine.KeepSource) to the files' bytes, verifies the whole result, fixes
+// in further passes what the fixes uncovered, and writes each changed file
+// atomically, once, unless opt.DryRun. It returns an outcome for each file
+// that had something to fix, the passes' edits together, and
 // leaves in res the findings that are left: where the file was written,
 // as found in the new bytes; where a file not rewritten was, as found in
 // it with the others fixed; otherwise as found before, the applied ones
 // removed.
 func Files(eng *engine.Engine, res *engine.Result, opt Options) []*Outcome {
-	var outs []*Outcome
-	byPath := map[string]*Outcome{}
-	for _, fr := range res.Files {
-		fixes := Fixable(fr.Findings)
-		if len(fixes) == 0 || fr.File == nil {
-			continue
-		}
-		o := fixFile(fr.File, fixes)
-		outs = append(outs, o)
-		byPath[o.Path] = o
-	}
+	tried := map[string]bool{}
+	outs, after := fixPass(eng, res, nil, tried)
 	if len(outs) == 0 {
 		return nil
 	}
-	after := verifyFiles(eng, res, outs)
+	byPath := map[string]*Outcome{}
+	for _, o := range outs {
+		byPath[o.Path] = o
+	}
+	// A fix can uncover fixable findings: a kustomization quoted so that
+	// its root renders shows what the root's patches hold. The next pass
+	// fixes those, from the bytes the passes before made, verified the
+	// same way; the bound stops a fix that keeps making work.
+	for pass := 1; pass < maxPasses; pass++ {
+		base := map[string][]byte{}
+		for _, o := range outs {
+			if o.Changed() {
+				base[o.Path] = o.Out
+			}
+		}
+		next, nextAfter := fixPass(eng, after, base, tried)
+		progress := false
+		for _, n := range next {
+			o := byPath[n.Path]
+			if o == nil {
+				o = &Outcome{Path: n.Path, Orig: n.Orig, Out: n.Orig}
+				outs = append(outs, o)
+				byPath[o.Path] = o
+			}
+			o.skipped = append(o.skipped, n.skipped...)
+			switch {
+			case n.Err != nil: // the file keeps what the passes before made
+				for _, fd := range n.Applied {
+					o.skipped = append(o.skipped, skip{fd, n.Err})
+				}
+			case n.Changed():
+				o.Out = n.Out
+				o.Applied = append(o.Applied, n.Applied...)
+				progress = true
+			}
+		}
+		after = nextAfter
+		if !progress {
+			break
+		}
+	}
 	writeFailed := false
 	for _, o := range outs {
 		if !o.Changed() || opt.DryRun || o.Path == manifest.Stdin {
@@ -123,6 +156,34 @@ func stillFound(before, after []analysis.Finding) []analysis.Finding {
 		}
 	}
 	return out
+}
+
+// maxPasses bounds the passes Files makes.
+const maxPasses = 5
+
+// fixPass fixes the fixable findings of res not tried in a pass before
+// (tried, by file and Key, which it extends), on the files' bytes as res
+// read them, and verifies the result with the files in base (the passes
+// before) read from there. It returns the outcomes and the verifying lint;
+// after is res when there was nothing to fix.
+func fixPass(eng *engine.Engine, res *engine.Result, base map[string][]byte, tried map[string]bool) (outs []*Outcome, after *engine.Result) {
+	for _, fr := range res.Files {
+		var fixes []analysis.Finding
+		for _, fd := range Fixable(fr.Findings) {
+			if k := fr.Input.Path + "\x00" + fd.Key(); !tried[k] {
+				tried[k] = true
+				fixes = append(fixes, fd)
+			}
+		}
+		if len(fixes) == 0 || fr.File == nil {
+			continue
+		}
+		outs = append(outs, fixFile(fr.File, fixes))
+	}
+	if len(outs) == 0 {
+		return nil, res
+	}
+	return outs, verifyFiles(eng, res, outs, base)
 }
 
 // fixFile plans and applies one file's fixes: its bytes are parsed once,
@@ -219,13 +280,19 @@ func resolveEdits(target *yaml.Node, fd analysis.Finding) ([]transformers.Edit, 
 // pass: the same number of documents, the applied findings gone and
 // nothing new in any file. A file that fails is left as it was (Err says
 // why), and the rest is verified again without it, since cross-resource
-// findings span files. It returns the last lint.
-func verifyFiles(eng *engine.Engine, res *engine.Result, outs []*Outcome) *engine.Result {
+// findings span files. The files in base (changed by a pass before) are
+// read from there. It returns the last lint.
+func verifyFiles(eng *engine.Engine, res *engine.Result, outs []*Outcome, base map[string][]byte) *engine.Result {
 	for {
-		changed := map[string][]byte{}
+		changed := maps.Clone(base)
+		if changed == nil {
+			changed = map[string][]byte{}
+		}
+		mine := map[string]bool{}
 		for _, o := range outs {
 			if o.Changed() {
 				changed[o.Path] = o.Out
+				mine[o.Path] = true
 			}
 		}
 		after := eng.Relint(res, changed)
@@ -249,17 +316,18 @@ func verifyFiles(eng *engine.Engine, res *engine.Result, outs []*Outcome) *engin
 			if err == nil {
 				continue
 			}
-			// Undo the file that failed, or, when an unchanged file
-			// fails, every change (a cross-resource fix went wrong).
+			// Undo the file that failed, or, when a file this pass did
+			// not change fails, every change (a cross-resource fix went
+			// wrong).
 			for _, o := range outs {
-				if o.Changed() && (o.Path == path || changed[path] == nil) {
+				if o.Changed() && (o.Path == path || !mine[path]) {
 					o.Err = err
 					if o.Path != path {
 						o.Err = fmt.Errorf("fixing it would change the findings of %s: %w", path, err)
 					}
+					failed = true
 				}
 			}
-			failed = true
 			break
 		}
 		if !failed {

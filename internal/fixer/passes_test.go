@@ -1,0 +1,86 @@
+package fixer
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/shipshape-dev/shipshape/internal/config"
+	"github.com/shipshape-dev/shipshape/internal/engine"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/rules"
+)
+
+// A fix that lets a root render uncovers what the root's patch adds; the
+// next pass fixes that, so one `fix` leaves nothing fixable.
+func TestFilesFixesWhatAFixUncovers(t *testing.T) {
+	for _, dry := range []bool{false, true} {
+		dir := t.TempDir()
+		src := filepath.Join("..", "..", "testdata", "render", "fix-unmasks")
+		if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+			t.Fatal(err)
+		}
+		orig := readAll(t, dir)
+		eng, err := engine.New(rules.All(), &config.Config{}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng.KeepSource = true
+		var werrs []manifest.WalkError
+		res := eng.RunTree([]string{dir}, manifest.Walk([]string{dir}, &werrs))
+		var applied []string
+		outs := map[string]*Outcome{}
+		for _, o := range Files(eng, res, Options{DryRun: dry, Roots: []string{dir}}) {
+			if o.Err != nil {
+				t.Fatalf("dry %v: %s: %v", dry, o.Path, o.Err)
+			}
+			outs[filepath.Base(o.Path)] = o
+			for _, fd := range o.Applied {
+				applied = append(applied, filepath.Base(o.Path)+" "+fd.Rule)
+			}
+		}
+		slices.Sort(applied)
+		if want := []string{"kustomization.yaml ambiguous-scalar", "patch.yaml daemonset-replicas"}; !slices.Equal(applied, want) {
+			t.Errorf("dry %v: applied %q, want %q", dry, applied, want)
+		}
+		for _, fd := range res.Findings {
+			t.Errorf("dry %v: left %s:%d: %s %s", dry, fd.File, fd.Line, fd.Rule, fd.Message)
+		}
+		patch := outs["patch.yaml"]
+		if patch == nil || strings.Contains(string(patch.Out), "replicas") || string(patch.Orig) != orig["prod/patch.yaml"] {
+			t.Fatalf("dry %v: patch.yaml outcome %+v", dry, patch)
+		}
+		after := readAll(t, dir)
+		for name, data := range orig {
+			path := filepath.Join(dir, name)
+			want := data
+			if o := outs[filepath.Base(name)]; !dry && o != nil && o.Path == path {
+				want = string(o.Out)
+			}
+			if after[name] != want {
+				t.Errorf("dry %v: %s on disk:\n%s", dry, name, after[name])
+			}
+		}
+	}
+}
+
+func readAll(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		rel, _ := filepath.Rel(dir, path)
+		files[filepath.ToSlash(rel)] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
