@@ -41,6 +41,14 @@ func TestParse(t *testing.T) {
 		// Release bundles (istio, knative) carry injection templates in
 		// string values: valid manifests, linted.
 		{name: "braces in block, quoted scalars and comments", src: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: inject # {{ not a template }}\ndata:\n  t: |\n    {{ .Values.x }}\n  q: \"{{ .y }}\"\n  s: '{{ .z }}'\n", docs: 1, objects: []string{"ConfigMap/inject"}, firstLine: 1},
+		// yaml.v3 drops the comments of a file that holds nothing else,
+		// and those before a `---`: their `{{` are text all the same.
+		{name: "braces in a file of comments", src: "# a: \"{{X}}\"\n# b: {{ .y }}\n"},
+		{name: "braces in a comment before ---", src: "# {{ x }}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n", docs: 1, objects: []string{"ConfigMap/c"}, firstLine: 3},
+		{name: "braces in a comment, not YAML", src: "# {{ x }}\nkind: [\n", errors: []SyntaxError{{Line: 3, Column: 1}}},
+		{name: "helm beside a braces comment", src: "# {{ x }}\n---\nmetadata:\n  name: {{ .Name }}\n", template: "Helm/Go"},
+		{name: "helm beside a # line of a block", src: "data:\n  s: |\n    # {{ x }}\n  name: {{ .N }}\n", template: "Helm/Go"},
+		{name: "helm, not YAML, beside a braces comment", src: "# {{ x }}\n{{- if .Values.on }}\nmetadata:\n  name: web\n{{- end }}\n", template: "Helm/Go"},
 		{name: "jinja", src: "{% raw %}\napiVersion: v1\nkind: ConfigMap\n{% endraw %}\n", template: "Jinja"},
 		{name: "jinja with braces", src: "{% raw %}\napiVersion: v1\ndata:\n  k: '{{ .v }}'\n{% endraw %}\n", template: "Jinja"},
 		{name: "freemarker", src: "<#if !config.openshift>\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${config.prefix}staging\n---\n</#if>\n", template: "FreeMarker"},

@@ -83,10 +83,11 @@ func Parse(path string, data []byte, ctx Context) *File {
 				f.Template = "FreeMarker"
 				return f
 			}
-			if braces > 0 {
+			if _, commented := uncomment(f.Src); braces > commented {
 				f.Template = "Helm/Go"
 				return f
 			}
+			braces = 0 // every `{{` is on a comment line
 			// yaml.v3 stops at the first error; re-read document by
 			// document so that the others are still linted.
 			docs = f.parseChunks()
@@ -94,12 +95,9 @@ func Parse(path string, data []byte, ctx Context) *File {
 		}
 		docs = append(docs, doc)
 	}
-	if braces > 0 {
-		inData, inPlain := dataBraces(docs)
-		if braces > inData+inPlain || inPlain > 0 && inHelmChart(path) {
-			f.Template = "Helm/Go"
-			return f
-		}
+	if braces > 0 && helmTemplate(path, f.Src, docs, braces) {
+		f.Template = "Helm/Go"
+		return f
 	}
 	f.Docs = len(docs)
 	assertion := testAssertion(path)
@@ -564,6 +562,84 @@ func dataBraces(docs []*yaml.Node) (inData, inPlain int) {
 	return inData, inPlain
 }
 
+// helmTemplate reports whether src, which parsed as the YAML docs and
+// holds braces `{{`, is a Go template: some `{{` are YAML structure (see
+// dataBraces).
+func helmTemplate(path string, src []byte, docs []*yaml.Node, braces int) bool {
+	inData, inPlain := dataBraces(docs)
+	if braces > inData+inPlain {
+		// yaml.v3 drops some comments (a file that holds nothing else,
+		// one before a `---`), which dataBraces cannot count. A `{{` on
+		// a comment line is text when the file reads the same without
+		// it; on a line of a multi-line scalar it is not.
+		if bare, n := uncomment(src); n > 0 {
+			if again, err := decodeAll(bare); err == nil && sameDocs(docs, again) {
+				inData, inPlain = dataBraces(again)
+				braces -= n
+			}
+		}
+	}
+	return braces > inData+inPlain || inPlain > 0 && inHelmChart(path)
+}
+
+// uncomment is src with the `{{` of its comment lines (`#` first on the
+// line) made `{ `, and how many.
+func uncomment(src []byte) ([]byte, int) {
+	var out []byte
+	n := 0
+	for start := 0; start < len(src); {
+		end := bytes.IndexByte(src[start:], '\n') + 1
+		if end == 0 {
+			end = len(src) - start
+		}
+		line := src[start : start+end]
+		if c := markers(line); c > 0 && bytes.HasPrefix(bytes.TrimLeft(line, " \t"), []byte("#")) {
+			if out == nil {
+				out = slices.Clone(src)
+			}
+			for i := 0; i+1 < len(line); i++ {
+				if marker(line, i) {
+					out[start+i+1] = ' '
+					i++
+				}
+			}
+			n += c
+		}
+		start += end
+	}
+	return out, n
+}
+
+// decodeAll is the YAML documents of src.
+func decodeAll(src []byte) ([]*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	var docs []*yaml.Node
+	for {
+		doc := new(yaml.Node)
+		if err := dec.Decode(doc); err == io.EOF {
+			return docs, nil
+		} else if err != nil {
+			return nil, err
+		}
+		docs = append(docs, doc)
+	}
+}
+
+// sameDocs reports whether a and b hold the same nodes and values,
+// comments aside.
+func sameDocs(a, b []*yaml.Node) bool {
+	return slices.EqualFunc(a, b, func(x, y *yaml.Node) bool { return sameNode(x, y) })
+}
+
+func sameNode(x, y *yaml.Node) bool {
+	if x == nil || y == nil {
+		return x == y
+	}
+	return x.Kind == y.Kind && x.Style == y.Style && x.Tag == y.Tag && x.Value == y.Value &&
+		x.Anchor == y.Anchor && x.Line == y.Line && x.Column == y.Column &&
+		slices.EqualFunc(x.Content, y.Content, sameNode)
+}
+
 // markers counts the Go template markers `{{` in s. `${{` is GitHub
 // Actions' and Azure Pipelines' expression syntax, which Helm does not
 // write: a pipeline's keys are made of it.
@@ -571,13 +647,18 @@ func markers[T string | []byte](s T) int {
 	n := 0
 	for i := 0; i+1 < len(s); i++ {
 		if s[i] == '{' && s[i+1] == '{' {
-			if i == 0 || s[i-1] != '$' {
+			if marker(s, i) {
 				n++
 			}
 			i++
 		}
 	}
 	return n
+}
+
+// marker reports whether a Go template marker starts at s[i].
+func marker[T string | []byte](s T, i int) bool {
+	return i+1 < len(s) && s[i] == '{' && s[i+1] == '{' && (i == 0 || s[i-1] != '$')
 }
 
 // inHelmChart reports whether path is in a Helm chart's templates
