@@ -734,12 +734,14 @@ func (e *Engine) record(t *tree, files map[string]*FileResult, f analysis.Findin
 // when the file is judged as written. Inline patches are shifted alike:
 // loc's position is already translated to the kustomization.
 func atValue(f analysis.Finding, k, v *yaml.Node, loc render.Location) render.Location {
-	if k == nil || loc.Key == nil || loc.Value == nil {
+	if loc.Key == nil || loc.Value == nil {
 		return loc
 	}
 	// A value kustomize made (an annotation it wrote back) has the
 	// position of its key, none: a fix that quotes it says it is the value.
-	if (f.Line != v.Line || f.Column != v.Column || k.Line == v.Line && k.Column == v.Column) && !quotesValue(f) {
+	// A list item (an op's value appended to args) has no key.
+	made := k != nil && k.Line == v.Line && k.Column == v.Column
+	if (f.Line != v.Line || f.Column != v.Column || made) && !quotesValue(f) {
 		return loc
 	}
 	loc.Line += loc.Value.Line - loc.Key.Line
