@@ -120,8 +120,13 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	failing := ses.failOn.Failing(left)
 	if diff && len(failing) > 0 {
-		// stdout is the patch alone: say why the exit status is 1.
-		fmt.Fprintf(stderr, "%d %s left that this diff does not fix (shipshape lint lists them)\n", len(failing), plural(len(failing), "finding"))
+		// stdout is the patch alone: say why the exit status is 1, with
+		// the count lint and fix give.
+		fmt.Fprintf(stderr, "%d %s left that this diff does not fix", len(left), plural(len(left), "finding"))
+		if len(failing) < len(left) {
+			fmt.Fprintf(stderr, ", %d at --fail-on %s or above", len(failing), ses.failOn.Threshold)
+		}
+		fmt.Fprintln(stderr, " (shipshape lint lists them)")
 	}
 	switch {
 	case check && changed, len(failures) > 0, len(failing) > 0:

@@ -185,4 +185,18 @@ func TestFixDiffSaysWhatIsLeft(t *testing.T) {
 	if code := run([]string{"fix", "--diff", "--fail-on", "none", dir}, strings.NewReader(""), &stdout, &stderr); code != exitOK || stderr.Len() != 0 {
 		t.Errorf("--fail-on none: exit %d, stderr %q", code, stderr.String())
 	}
+	// A warning left too: the count is lint's, and says which fail.
+	warned := strings.Replace(src, "  name: app\n", "  name: app\n  name: app\n", 1)
+	if err := os.WriteFile(filepath.Join(dir, "deploy.yaml"), []byte(warned), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for failOn, want := range map[string]string{
+		"error":   "2 findings left that this diff does not fix, 1 at --fail-on error or above (shipshape lint lists them)\n",
+		"warning": "2 findings left that this diff does not fix (shipshape lint lists them)\n",
+	} {
+		stderr.Reset()
+		if code := run([]string{"fix", "--diff", "--fail-on", failOn, dir}, strings.NewReader(""), &stdout, &stderr); code != exitFindings || stderr.String() != want {
+			t.Errorf("--fail-on %s: exit %d, stderr %q", failOn, code, stderr.String())
+		}
+	}
 }
