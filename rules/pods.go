@@ -221,7 +221,8 @@ func replicas(obj *manifest.Object) (int, bool) {
 
 // makeNoPods are custom resources whose controllers make no pods:
 // autoscaling, certificates, monitoring, secrets and routing
-// configuration (by group; "*" for every kind of the group).
+// configuration, and rollouts that steer another workload's pods (by
+// group; "*" for every kind of the group).
 var makeNoPods = map[string][]string{
 	"keda.sh":                        {"ScaledObject", "TriggerAuthentication", "ClusterTriggerAuthentication"},
 	"autoscaling.k8s.io":             {"VerticalPodAutoscaler"},
@@ -236,6 +237,7 @@ var makeNoPods = map[string][]string{
 	"source.toolkit.fluxcd.io":       {"*"},
 	"notification.toolkit.fluxcd.io": {"*"},
 	"image.toolkit.fluxcd.io":        {"*"},
+	"rollouts.kruise.io":             {"Rollout", "BatchRelease", "RolloutHistory", "TrafficRouting"},
 }
 
 // mayMakePods reports an object of a kind shipshape does not know: a
