@@ -60,40 +60,30 @@ func Parse(path string, data []byte, ctx Context) *File {
 	if f.Template = templateKind(f.Src); f.Template != "" {
 		return f
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(f.Src))
-	var docs []*yaml.Node
 	braces := 0 // Go template markers
 	if bytes.Contains(f.Src, []byte("{{")) {
 		braces = markers(f.Src)
 	}
-	for {
-		doc := new(yaml.Node)
-		err := dec.Decode(doc)
-		if err == io.EOF {
-			break
+	docs, err := decodeAll(f.Src)
+	if err != nil {
+		// Template markers and not YAML: a template. Jinja's {% %}
+		// (docs snippets, Ansible) first: Helm never writes them.
+		if jinja(f.Src) {
+			f.Template = "Jinja"
+			return f
 		}
-		if err != nil {
-			// Template markers and not YAML: a template. Jinja's {% %}
-			// (docs snippets, Ansible) first: Helm never writes them.
-			if jinja(f.Src) {
-				f.Template = "Jinja"
-				return f
-			}
-			if freeMarker(f.Src) {
-				f.Template = "FreeMarker"
-				return f
-			}
-			if _, commented := uncomment(f.Src); braces > commented {
-				f.Template = "Helm/Go"
-				return f
-			}
-			braces = 0 // every `{{` is on a comment line
-			// yaml.v3 stops at the first error; re-read document by
-			// document so that the others are still linted.
-			docs = f.parseChunks()
-			break
+		if freeMarker(f.Src) {
+			f.Template = "FreeMarker"
+			return f
 		}
-		docs = append(docs, doc)
+		if _, commented := uncomment(f.Src); braces > commented {
+			f.Template = "Helm/Go"
+			return f
+		}
+		braces = 0 // every `{{` is on a comment line
+		// yaml.v3 stops at the first error; re-read document by
+		// document so that the others are still linted.
+		docs = f.parseChunks()
 	}
 	if braces > 0 && helmTemplate(path, f.Src, docs, braces) {
 		f.Template = "Helm/Go"
@@ -628,7 +618,7 @@ func decodeAll(src []byte) ([]*yaml.Node, error) {
 // sameDocs reports whether a and b hold the same nodes and values,
 // comments aside.
 func sameDocs(a, b []*yaml.Node) bool {
-	return slices.EqualFunc(a, b, func(x, y *yaml.Node) bool { return sameNode(x, y) })
+	return slices.EqualFunc(a, b, sameNode)
 }
 
 func sameNode(x, y *yaml.Node) bool {
