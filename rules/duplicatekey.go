@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
@@ -62,7 +63,7 @@ func visitDuplicates(p *analysis.Pass) schemawalk.Visitor {
 
 type dupChecker struct {
 	p    *analysis.Pass
-	seen map[string]*yaml.Node // reused for large mappings
+	seen map[string]int // key text -> index in the mapping; reused for large mappings
 }
 
 func (w *dupChecker) enter(c *schemawalk.Cursor) bool {
@@ -92,7 +93,7 @@ func (w *dupChecker) mapping(n *yaml.Node, path manifest.FieldPath) {
 		for i := 1; i < keys; i++ {
 			for j := 0; ok[i] && j < i; j++ {
 				if ok[j] && texts[j] == texts[i] {
-					w.report(path, n.Content[2*j], n.Content[2*i], texts[i])
+					w.report(path, n.Content[2*j:2*j+2], n.Content[2*i:2*i+2], texts[i])
 					break
 				}
 			}
@@ -100,7 +101,7 @@ func (w *dupChecker) mapping(n *yaml.Node, path manifest.FieldPath) {
 		return
 	}
 	if w.seen == nil {
-		w.seen = map[string]*yaml.Node{}
+		w.seen = map[string]int{}
 	}
 	clear(w.seen)
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -109,11 +110,11 @@ func (w *dupChecker) mapping(n *yaml.Node, path manifest.FieldPath) {
 			continue
 		}
 		text := schemawalk.KeyText(k)
-		if f, ok := w.seen[text]; ok {
-			w.report(path, f, k, text)
+		if j, ok := w.seen[text]; ok {
+			w.report(path, n.Content[j:j+2], n.Content[i:i+2], text)
 			continue
 		}
-		w.seen[text] = k
+		w.seen[text] = i
 	}
 }
 
@@ -124,7 +125,9 @@ func comparableKey(k *yaml.Node) bool {
 
 // report names no line in the message: fix and the KRM function match
 // findings before and after a fix by their message, and fixes move lines.
-func (w *dupChecker) report(in manifest.FieldPath, first, second *yaml.Node, text string) {
+// first and second are the two entries (key and value).
+func (w *dupChecker) report(in manifest.FieldPath, firstEntry, secondEntry []*yaml.Node, text string) {
+	first, second := firstEntry[0], secondEntry[0]
 	path := in.Key(second.Value).String()
 	if first.Value != second.Value {
 		w.p.Report(second, path, nil,
@@ -135,6 +138,9 @@ func (w *dupChecker) report(in manifest.FieldPath, first, second *yaml.Node, tex
 	// kubectl (v1.32, checked against a real API server in controlplane/)
 	// sends the last value and says nothing; kustomize (yaml.v3) refuses.
 	who := "kustomize rejects the document, and kubectl silently keeps the last value (the first is lost)"
+	if sameValue(firstEntry[1], secondEntry[1]) {
+		who = "kustomize rejects the document; kubectl keeps the last value, the same as the first"
+	}
 	k1, _ := jsonValue(first)
 	if k2, _ := jsonValue(second); k1 != k2 {
 		// "1" and 1: two keys for YAML 1.1, one for YAML 1.2 and JSON.
@@ -146,6 +152,9 @@ func (w *dupChecker) report(in manifest.FieldPath, first, second *yaml.Node, tex
 		// kustomize decodes its kustomization as kubectl reads a
 		// manifest (sigs.k8s.io/yaml), not with yaml.v3.
 		who = "kustomize keeps the last value (the first is lost)"
+		if sameValue(firstEntry[1], secondEntry[1]) {
+			who = "kustomize keeps the last value, the same as the first"
+		}
 	}
 	f := w.p.Finding(second, path, nil, "key %s appears twice in this mapping: %s: remove one",
 		strconv.Quote(second.Value), who)
@@ -155,6 +164,27 @@ func (w *dupChecker) report(in manifest.FieldPath, first, second *yaml.Node, tex
 		f.Severity = analysis.Warning
 	}
 	w.p.ReportFinding(f)
+}
+
+// sameValue reports whether a and b are the same value as JSON reads
+// them: a repeated entry whose values agree loses nothing.
+func sameValue(a, b *yaml.Node) bool {
+	ka, va := jsonValue(a)
+	kb, vb := jsonValue(b)
+	if ka != kb || ka == jsonUnknown {
+		return false
+	}
+	for a.Kind == yaml.AliasNode && a.Alias != nil {
+		a = a.Alias
+	}
+	for b.Kind == yaml.AliasNode && b.Alias != nil {
+		b = b.Alias
+	}
+	switch ka {
+	case jsonObject, jsonArray:
+		return len(a.Content) == len(b.Content) && slices.EqualFunc(a.Content, b.Content, sameValue)
+	}
+	return va == vb
 }
 
 // merged reports the objects of document root n that start without a
