@@ -121,7 +121,11 @@ func Files(eng *engine.Engine, res *engine.Result, opt Options) []*Outcome {
 			if !opt.DryRun && o.Path != manifest.Stdin {
 				fr.Findings = markSkipped(fileIn(after, fr.Input.Path).Findings, skipped)
 			} else { // as the file still is, at its positions
-				fr.Findings = remaining(stillFound(fr.Findings, fileIn(after, fr.Input.Path).Findings), o.Applied, skipped)
+				still, uncovered := matchFound(fr.Findings, fileIn(after, fr.Input.Path).Findings)
+				// What the fixes uncovered (a root that renders once its
+				// kustomization is fixed) is left too, at its place in
+				// the fixed bytes.
+				fr.Findings = append(remaining(still, o.Applied, skipped), markSkipped(uncovered, skipped)...)
 			}
 		case !writeFailed && fr.Input.Path != manifest.Stdin:
 			// Unchanged, but what it gets may depend on the fixed files:
@@ -139,23 +143,29 @@ func Files(eng *engine.Engine, res *engine.Result, opt Options) []*Outcome {
 	return outs
 }
 
-// stillFound is those of before that the fixed bytes still get (after),
-// told by rule, field and message, whatever line the fix moved them to: a
-// render-error the fixed value caused is gone too.
-func stillFound(before, after []analysis.Finding) []analysis.Finding {
+// matchFound splits the findings: those of before that the fixed bytes
+// still get (after), told by rule, field and message, whatever line the
+// fix moved them to (a render-error the fixed value caused is gone too),
+// and those of after that before did not have.
+func matchFound(before, after []analysis.Finding) (still, added []analysis.Finding) {
 	type id struct{ rule, field, msg string }
 	left := map[id]int{}
 	for _, f := range after {
 		left[id{f.Rule, f.Field, f.Message}]++
 	}
-	var out []analysis.Finding
 	for _, f := range before {
 		if k := (id{f.Rule, f.Field, f.Message}); left[k] > 0 {
 			left[k]--
-			out = append(out, f)
+			still = append(still, f)
 		}
 	}
-	return out
+	for _, f := range after {
+		if k := (id{f.Rule, f.Field, f.Message}); left[k] > 0 {
+			left[k]--
+			added = append(added, f)
+		}
+	}
+	return still, added
 }
 
 // maxPasses bounds the passes Files makes.

@@ -1,6 +1,7 @@
 package fixer
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -83,4 +84,36 @@ func readAll(t *testing.T, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return files
+}
+
+// What a fix uncovers and cannot fix is left, written or not: --check and
+// --diff count it as fix does.
+func TestFilesLeavesWhatAFixUncovers(t *testing.T) {
+	files := map[string]string{
+		"kustomization.yaml": "resources:\n- deploy.yaml\ncommonLabels:\n  active: yes\npatches:\n- target:\n    kind: Deployment\n  patch: |\n    - op: add\n      path: /spec/template/metadata/labels/version\n      value: 1.10\n",
+		"deploy.yaml":        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n",
+	}
+	for _, dry := range []bool{false, true} {
+		dir := t.TempDir()
+		for name, data := range files {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		eng, err := engine.New(rules.All(), &config.Config{}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng.KeepSource = true
+		var werrs []manifest.WalkError
+		res := eng.RunTree([]string{dir}, manifest.Walk([]string{dir}, &werrs))
+		Files(eng, res, Options{DryRun: dry, Roots: []string{dir}})
+		var left []string
+		for _, fd := range res.Findings {
+			left = append(left, fmt.Sprintf("%s:%d:%d %s fixable=%v", filepath.Base(fd.File), fd.Line, fd.Column, fd.Rule, fd.Fixable()))
+		}
+		if want := []string{"kustomization.yaml:11:14 ambiguous-scalar fixable=false"}; !slices.Equal(left, want) {
+			t.Errorf("dry %v: left %q, want %q", dry, left, want)
+		}
+	}
 }
