@@ -28,6 +28,7 @@ var refusingRules = map[string]bool{
 	"ambiguous-scalar":           true,
 	"daemonset-replicas":         true,
 	"daemonset-deployment-field": true,
+	"daemonset-max-surge":        true,
 	"selector-template-mismatch": true,
 	"type-mismatch":              true,
 	"unknown-field":              true,

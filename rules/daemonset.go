@@ -1,6 +1,9 @@
 package rules
 
 import (
+	"strconv"
+	"strings"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
@@ -73,8 +76,10 @@ Deployments have are easily left behind. kubectl rejects them as unknown fields:
 
 - ` + "`spec.strategy`" + `: the DaemonSet field is ` + "`spec.updateStrategy`" + ` (types RollingUpdate
   and OnDelete). A RollingUpdate strategy becomes updateStrategy with its
-  rollingUpdate settings kept (maxSurge and maxUnavailable exist on both);
-  ` + "`type: Recreate`" + ` has no DaemonSet equivalent and is left for you to decide.
+  rollingUpdate settings kept (maxSurge and maxUnavailable exist on both), but
+  for a maxSurge the DaemonSet cannot take (see daemonset-max-surge), which the
+  fix removes; ` + "`type: Recreate`" + ` has no DaemonSet equivalent and is left for you
+  to decide.
 - ` + "`spec.progressDeadlineSeconds`" + ` and ` + "`spec.paused`" + `: DaemonSets have neither. The fix removes them.`,
 	Bad: `apiVersion: apps/v1
 kind: DaemonSet
@@ -138,6 +143,67 @@ spec:
 	},
 })
 
+var daemonSetMaxSurge = Register(&analysis.Rule{
+	ID:       "daemonset-max-surge",
+	Severity: analysis.Error,
+	Summary:  "A DaemonSet's rolling update sets maxSurge beside a non-zero maxUnavailable",
+	Doc: `A DaemonSet's rolling update either surges (starts the new pod on a node
+before the old one stops) or lets pods go unavailable, not both: the API server
+rejects a non-zero ` + "`maxSurge`" + ` unless ` + "`maxUnavailable`" + ` is 0, and an unset
+` + "`maxUnavailable`" + ` defaults to 1. A Deployment's rolling update (` + "`maxSurge: 25%`" + `,
+` + "`maxUnavailable: 25%`" + `) copied into a DaemonSet is the usual cause. The fix removes
+` + "`maxSurge`" + `, the classic DaemonSet update; to surge instead, set ` + "`maxUnavailable: 0`" + `.`,
+	Bad: `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: node-agent
+spec:
+  updateStrategy:
+    type: RollingUpdate
+    rollingUpdate:
+      maxSurge: 25%
+      maxUnavailable: 25%
+  selector:
+    matchLabels: {app: node-agent}
+  template:
+    metadata:
+      labels: {app: node-agent}
+    spec:
+      containers:
+        - name: agent
+          image: example/agent:1.0
+`,
+	Good: `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: node-agent
+spec:
+  updateStrategy:
+    type: RollingUpdate
+    rollingUpdate:
+      maxUnavailable: 25%
+  selector:
+    matchLabels: {app: node-agent}
+  template:
+    metadata:
+      labels: {app: node-agent}
+    spec:
+      containers:
+        - name: agent
+          image: example/agent:1.0
+`,
+	Fixable: true,
+	Check: func(p *analysis.Pass) {
+		if !isDaemonSet(p.Object) {
+			return
+		}
+		if surge := surgeRejected(manifest.Path(p.Object.Node, "spec", "updateStrategy", "rollingUpdate")); surge != nil {
+			p.Report(surge, "spec.updateStrategy.rollingUpdate.maxSurge", p.Delete(surge),
+				"DaemonSet takes a non-zero maxSurge only with maxUnavailable 0 (which defaults to 1); the API server rejects the object: remove maxSurge")
+		}
+	},
+})
+
 // strategyFix turns a Deployment strategy into the DaemonSet equivalent
 // where there is one; otherwise it says why not.
 func strategyFix(p *analysis.Pass, spec, key, val *yaml.Node) (*analysis.Fix, string) {
@@ -157,10 +223,48 @@ func strategyFix(p *analysis.Pass, spec, key, val *yaml.Node) (*analysis.Fix, st
 				return nil, "not fixable: strategy has a field DaemonSets lack (" + k + ")"
 			}
 		}
-		return p.Rename(key, "updateStrategy", "rename strategy to updateStrategy"), "rename it to updateStrategy"
+		fix := p.Rename(key, "updateStrategy", "rename strategy to updateStrategy")
+		if surge := surgeRejected(manifest.MapGet(val, "rollingUpdate")); surge != nil {
+			drop := p.Delete(surge)
+			if fix == nil || drop == nil {
+				return nil, "not fixable: maxSurge is set beside a non-zero maxUnavailable, which a DaemonSet rejects"
+			}
+			fix.Message += " without maxSurge"
+			fix.Edits = append(fix.Edits, drop.Edits...)
+			return fix, "rename it to updateStrategy and remove maxSurge (a DaemonSet takes a non-zero maxSurge only with maxUnavailable 0, which defaults to 1)"
+		}
+		return fix, "rename it to updateStrategy"
 	case "Recreate":
 		return nil, "not fixable: type Recreate has no DaemonSet equivalent (use RollingUpdate or OnDelete in updateStrategy)"
 	default:
 		return nil, "not fixable: unknown strategy type " + t
 	}
+}
+
+// surgeRejected is the maxSurge key of a DaemonSet's rollingUpdate that
+// the API server rejects: non-zero beside a maxUnavailable that is not 0
+// (an absent one defaults to 1); nil when there is none.
+func surgeRejected(rollingUpdate *yaml.Node) *yaml.Node {
+	surge, v := manifest.MapEntry(rollingUpdate, "maxSurge")
+	if surge == nil || zeroIntOrPercent(v) {
+		return nil
+	}
+	if _, u := manifest.MapEntry(rollingUpdate, "maxUnavailable"); u != nil && !manifest.IsNull(u) && zeroIntOrPercent(u) {
+		return nil
+	}
+	return surge
+}
+
+// zeroIntOrPercent reports an int-or-string value of 0 or "0%", or null
+// (unset: 0 for maxSurge).
+func zeroIntOrPercent(n *yaml.Node) bool {
+	if manifest.IsNull(n) {
+		return true
+	}
+	if n.Kind != yaml.ScalarNode {
+		return false
+	}
+	v := strings.TrimSuffix(n.Value, "%")
+	i, err := strconv.Atoi(v)
+	return err == nil && i == 0
 }
