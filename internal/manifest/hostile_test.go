@@ -15,9 +15,13 @@ func TestSyntaxErrorPositions(t *testing.T) {
 		msg        string
 		otherNames []string // objects still read from the other documents
 	}{
-		{name: "mark past the end", src: ": \n0", line: 2, col: 2, msg: "could not find expected ':'"},
-		{name: "mark on the line after the last break", src: ": \n0\n", line: 3, col: 1},
-		{name: "lone CR ends a line", src: "a: 1\r: \r0", line: 3, col: 2},
+		{name: "mark past the end", src: "a: [1, 2", line: 1, col: 9, msg: "did not find expected ',' or ']'"},
+		{name: "mark on the line after the last break", src: "[a\n", line: 2, col: 1},
+		// A key with no ': ' is reported where it starts, not where the
+		// scanner gave up (past the end, here).
+		{name: "a key alone at the end", src: ": \n0", line: 2, col: 1, msg: "could not find expected ':' after the key that starts here"},
+		{name: "a key alone, then a line break", src: ": \n0\n", line: 2, col: 1},
+		{name: "lone CR ends a line", src: "a: 1\r: \r0", line: 3, col: 1},
 		{name: "Latin-1 byte", src: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: caf\xe9\n", line: 4, col: 12, msg: "invalid UTF-8 (byte 0xE9)"},
 		{
 			name: "Latin-1 in one document of three",

@@ -27,6 +27,9 @@ func TestParse(t *testing.T) {
 		{name: "list", src: "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n- {apiVersion: v1, kind: Secret, metadata: {name: b}}\n", docs: 1, objects: []string{"ConfigMap/a", "Secret/b"}, firstLine: 4},
 		{name: "bom crlf", src: "\xef\xbb\xbfapiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: x\r\n", docs: 1, objects: []string{"ConfigMap/x"}, firstLine: 1},
 		{name: "syntax error keeps others", src: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\nkind: [\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", docs: 2, objects: []string{"ConfigMap/a", "ConfigMap/c"}, errors: []SyntaxError{{Line: 6, Column: 1}}, firstLine: 1},
+		// The key with no ': ' after it is the place, not where the
+		// scanner gave up.
+		{name: "key without a space after its colon", src: "name: flannel\ndescription:|  A simple way.\n  \nadopt-info: flannel\n", errors: []SyntaxError{{Line: 2, Column: 1}}},
 		{name: "helm", src: "metadata:\n  name: {{ .Name }}\n", template: "Helm/Go"},
 		{name: "helm in a plain scalar", src: "metadata:\n  name: web-{{ .Release.Name }}\n", inChart: true, template: "Helm/Go"},
 		{name: "helm key", src: "metadata:\n  {{ .Key }}: web\n", template: "Helm/Go"},

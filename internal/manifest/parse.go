@@ -362,6 +362,13 @@ func syntaxError(chunk []byte, err error) SyntaxError {
 		if le.ContextMsg != "" {
 			e.Message += " (" + le.ContextMsg + ")"
 		}
+		// A key with no ': ' after it (`description:|`, a word alone on
+		// a line) reads on as a plain scalar until the scanner gives up,
+		// lines later: the key is where to look.
+		if le.ContextMsg == "while scanning a simple key" && le.ContextMark.Line > 0 && le.ContextMark.Line < le.Mark.Line {
+			e.Line, e.Column = le.ContextMark.Line, le.ContextMark.Column
+			e.Message = fmt.Sprintf("%s after the key that starts here (read on to line %d): a key takes ': ' (a colon and a space) after it", le.Message, le.Mark.Line)
+		}
 	}
 	return explainToken(chunk, clampPosition(chunk, e))
 }
