@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 
 	"go.yaml.in/yaml/v3"
@@ -97,10 +98,22 @@ func Files(eng *engine.Engine, res *engine.Result, opt Options) []*Outcome {
 		}
 	}
 	writeFailed := false
+	// One file may be linted under two names (a symbolic link to it): it
+	// is written once, under the first.
+	written := map[string]*Outcome{}
 	for _, o := range outs {
 		if !o.Changed() || opt.DryRun || o.Path == manifest.Stdin {
 			continue
 		}
+		real, rerr := filepath.EvalSymlinks(o.Path)
+		if first := written[real]; rerr == nil && first != nil {
+			if !bytes.Equal(first.Orig, o.Orig) || !bytes.Equal(first.Out, o.Out) {
+				o.Err = fmt.Errorf("the same file as %s, whose fixes differ; not written", first.Path)
+				writeFailed = true
+			}
+			continue
+		}
+		written[real] = o
 		snap, err := Take(o.Path, o.Orig)
 		if err == nil {
 			err = WriteFile(o.Path, o.Out, snap, opt.Roots)
