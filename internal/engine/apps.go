@@ -53,7 +53,10 @@ type tree struct {
 	// components: abs file -> only Components no kustomization lists read
 	// it (Flux's spec.components): read by kustomize, never rendered here.
 	components map[string]bool
-	extra      []*FileResult // files not named that findings were placed in
+	// alone: the bases of roots that did not render, rendered on their own
+	// (render.UnrenderedBases)
+	alone map[*render.Kustomization]bool
+	extra []*FileResult // files not named that findings were placed in
 	// keepSource: the run keeps files' bytes (fix), those of extra too
 	keepSource bool
 	named      []namedDir // the paths named, longest first (see show)
@@ -195,16 +198,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	// kustomize reads them, or as written when every root reaching one
 	// failed.
 	for _, r := range roots {
-		shown := t.show(r.Dir)
-		embedded, patches := g.Embedded(r), g.Patches(r)
-		for _, f := range g.Reaches(r) {
-			if !embedded[f] {
-				t.reached[f] = append(t.reached[f], shown)
-				if !patches[f] {
-					t.whole[f] = true
-				}
-			}
-		}
+		t.reach(r)
 	}
 	for _, c := range components {
 		for _, f := range g.Reaches(c) {
@@ -272,12 +266,30 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 				results[i] = t.renderer.Render(roots[i])
 			}
 		}
+		// The bases a root that did not render lists are rendered on
+		// their own; one that fails alone is judged as written, as the
+		// root's files are, and says nothing of its own.
+		if bases := render.UnrenderedBases(results); len(bases) > 0 {
+			t.alone = map[*render.Kustomization]bool{}
+			for _, res := range t.renderer.RenderAll(context.Background(), bases) {
+				if res.Problem == nil {
+					t.reach(res.Root)
+					t.alone[res.Root] = true
+					results = append(results, res)
+				}
+			}
+		}
 		t.dropFailed(results)
 		close(rendered)
 		judged := make([]*FileResult, len(results))
 		e.parallel(len(results), func(i int) {
 			if results[i].Problem == nil {
 				judged[i] = e.judgeRendered(t.renderer, results[i])
+				if t.alone[results[i].Root] {
+					// What the root that lists it adds is not known:
+					// its application is not read whole.
+					judged[i].unreadApp = results[i].Root.Dir
+				}
 			}
 		})
 		renders <- rendering{results, judged}
@@ -447,6 +459,21 @@ func (rt *treeRun) unread(changed map[string][]byte) bool {
 	return true
 }
 
+// reach records the files root r reaches (its bases' and patches', not
+// those embedded in a kustomization).
+func (t *tree) reach(r *render.Kustomization) {
+	shown := t.show(r.Dir)
+	embedded, patches := t.graph.Embedded(r), t.graph.Patches(r)
+	for _, f := range t.graph.Reaches(r) {
+		if !embedded[f] {
+			t.reached[f] = append(t.reached[f], shown)
+			if !patches[f] {
+				t.whole[f] = true
+			}
+		}
+	}
+}
+
 // dropFailed takes the roots that did not render out of t.reached: their
 // files are read as written.
 func (t *tree) dropFailed(results []*render.Result) {
@@ -604,7 +631,24 @@ func (e *Engine) reportProblem(t *tree, files map[string]*FileResult, r *render.
 	case r.Problem.Template:
 		msg += "; the files only it reads are not judged"
 	case !strings.Contains(msg, "judged as written"):
-		msg += "; its files are judged as written"
+		// Not said at a base's kustomization: it stops several roots,
+		// whose bases differ.
+		k := t.graph.ByDir[filepath.Dir(r.Problem.File)]
+		own := k == nil || k == r.Root || k.File != r.Problem.File
+		var alone []string
+		for _, ref := range r.Root.Refs {
+			if own && t.alone[ref.Target] && !slices.Contains(alone, t.show(ref.Target.Dir)) {
+				alone = append(alone, t.show(ref.Target.Dir))
+			}
+		}
+		switch len(alone) {
+		case 0:
+			msg += "; its files are judged as written"
+		case 1:
+			msg += "; " + alone[0] + ", which it lists, is rendered on its own, its other files are judged as written"
+		default:
+			msg += "; " + strings.Join(alone, ", ") + ", which it lists, are rendered on their own, its other files are judged as written"
+		}
 	}
 	what := "kustomize cannot build the root: "
 	if r.Problem.Refused {

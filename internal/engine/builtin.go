@@ -59,7 +59,8 @@ resource, base or component (` + "`https://…`" + `, ` + "`github.com/…?ref=`
 kustomization that Rancher Fleet applies over a Helm chart (a fleet.yaml that sets
 ` + "`helm`" + ` and names its directory as ` + "`kustomize.dir`" + `). The finding points at the entry
 that needs them; the root's local files are then judged as written, as plain
-manifests. Render such a root where the network is allowed
+manifests, but for the kustomizations it lists that build on their own, which are
+rendered as roots of their own. Render such a root where the network is allowed
 and lint the output (` + "`kustomize build --enable-helm DIR | shipshape lint -`" + `).`,
 		Bad:  "resources:\n  - https://github.com/example/app//deploy?ref=v1.0.0\n",
 		Good: "resources:\n  - ../base\n",
@@ -71,7 +72,9 @@ and lint the output (` + "`kustomize build --enable-helm DIR | shipshape lint -`
 		Doc: `kustomize failed on this root (a file it lists is missing, a patch matches
 nothing, a field is unknown): Argo CD, Flux and ` + "`kubectl apply -k`" + ` fail on it too. The
 message is kustomize's own. The root's local files are judged as written, as
-plain manifests. shipshape renders as ` + "`kustomize build`" + ` does by default, with the load
+plain manifests, but for the kustomizations it lists that build on their own (an
+operator's config/default, listed by a config/manifests that lists a file ` + "`make bundle`" + `
+writes), which are rendered as roots of their own. shipshape renders as ` + "`kustomize build`" + ` does by default, with the load
 restrictor ` + "`LoadRestrictionsRootOnly`" + `: a file outside the root's directory is refused.
 Flux builds with ` + "`LoadRestrictionsNone`" + `; set ` + "`loadRestrictor: LoadRestrictionsNone`" + ` in
 .shipshape.yaml to render so.`,

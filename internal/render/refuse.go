@@ -358,8 +358,7 @@ func remoteField(n *yaml.Node) *yaml.Node {
 // it is rendered as a root of its own rather than not judged at all. A
 // base that a rendered root reaches is judged there already.
 func TemplateBases(g *Graph, roots []*Kustomization) []*Kustomization {
-	var templates []*Kustomization
-	reached := map[*Kustomization]bool{}
+	var templates, rendered []*Kustomization
 	for _, r := range roots {
 		// templateRoot reads only the kustomizations, already parsed;
 		// Refuse, which Render runs again, may read plugin configs.
@@ -369,12 +368,41 @@ func TemplateBases(g *Graph, roots []*Kustomization) []*Kustomization {
 				continue
 			}
 		}
+		rendered = append(rendered, r)
+	}
+	return basesOf(templates, rendered)
+}
+
+// UnrenderedBases is TemplateBases for roots that were not rendered for
+// another reason (a file kustomize cannot read, a remote base): an
+// operator's config/manifests lists a file `make bundle` writes, and
+// config/default, which it lists too, is what `make deploy` applies.
+func UnrenderedBases(results []*Result) []*Kustomization {
+	var failed, rendered []*Kustomization
+	for _, res := range results {
+		if res.Problem != nil && !res.Problem.Template {
+			failed = append(failed, res.Root)
+		} else {
+			rendered = append(rendered, res.Root)
+		}
+	}
+	return basesOf(failed, rendered)
+}
+
+// basesOf is the kustomizations parents list directly as resources that
+// no root of rendered reaches, Components aside (never applied alone).
+func basesOf(parents, rendered []*Kustomization) []*Kustomization {
+	if len(parents) == 0 {
+		return nil
+	}
+	reached := map[*Kustomization]bool{}
+	for _, r := range rendered {
 		walkGraph(r, func(k *Kustomization) { reached[k] = true })
 	}
 	var out []*Kustomization
-	for _, t := range templates {
-		for _, ref := range t.Refs {
-			if b := ref.Target; ref.Kind == RefResource && b != nil && b != t && b.Kind != "Component" && !reached[b] {
+	for _, p := range parents {
+		for _, ref := range p.Refs {
+			if b := ref.Target; ref.Kind == RefResource && b != nil && b != p && b.Kind != "Component" && !reached[b] {
 				reached[b] = true
 				out = append(out, b)
 			}
