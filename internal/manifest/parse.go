@@ -367,7 +367,7 @@ func syntaxError(chunk []byte, err error) SyntaxError {
 		// lines later: the key is where to look.
 		if le.ContextMsg == "while scanning a simple key" && le.ContextMark.Line > 0 && le.ContextMark.Line < le.Mark.Line {
 			e.Line, e.Column = le.ContextMark.Line, le.ContextMark.Column
-			e.Message = fmt.Sprintf("%s after the key that starts here (read on to line %d): a key takes ': ' (a colon and a space) after it", le.Message, le.Mark.Line)
+			e.Message = le.Message + " after the key that starts here: a key takes ': ' (a colon and a space) after it"
 		}
 	}
 	return explainToken(chunk, clampPosition(chunk, e))
