@@ -10,6 +10,14 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 )
 
+// nodeAgent is the DaemonSet of the rules' examples, with spec lines (each
+// indented two spaces, ending in a newline) before its selector.
+func nodeAgent(spec string) string {
+	return "apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: node-agent\nspec:\n" + spec +
+		"  selector:\n    matchLabels: {app: node-agent}\n  template:\n    metadata:\n      labels: {app: node-agent}\n" +
+		"    spec:\n      containers:\n        - name: agent\n          image: example/agent:1.0\n"
+}
+
 func isDaemonSet(obj *manifest.Object) bool {
 	return obj.Kind == "DaemonSet" && (obj.Group() == "apps" || obj.Group() == "extensions")
 }
@@ -23,37 +31,9 @@ The field is usually left over from a Deployment turned into a DaemonSet.
 kubectl's strict field validation rejects the manifest (unknown field
 "spec.replicas"), and with validation off the value is silently dropped, so the
 number in git never means anything. The fix removes the entry, with its comments.`,
-	Bad: `apiVersion: apps/v1
-kind: DaemonSet
-metadata:
-  name: node-agent
-spec:
-  replicas: 3
-  selector:
-    matchLabels: {app: node-agent}
-  template:
-    metadata:
-      labels: {app: node-agent}
-    spec:
-      containers:
-        - name: agent
-          image: example/agent:1.0
-`,
-	Good: `apiVersion: apps/v1
-kind: DaemonSet
-metadata:
-  name: node-agent
-spec:
-  selector:
-    matchLabels: {app: node-agent}
-  template:
-    metadata:
-      labels: {app: node-agent}
-    spec:
-      containers:
-        - name: agent
-          image: example/agent:1.0
-`,
+	Bad: nodeAgent(`  replicas: 3
+`),
+	Good:    nodeAgent(""),
 	Fixable: true,
 	Check: func(p *analysis.Pass) {
 		if !isDaemonSet(p.Object) {
@@ -81,45 +61,17 @@ Deployments have are easily left behind. kubectl rejects them as unknown fields:
   fix removes; ` + "`type: Recreate`" + ` has no DaemonSet equivalent and is left for you
   to decide.
 - ` + "`spec.progressDeadlineSeconds`" + ` and ` + "`spec.paused`" + `: DaemonSets have neither. The fix removes them.`,
-	Bad: `apiVersion: apps/v1
-kind: DaemonSet
-metadata:
-  name: node-agent
-spec:
-  progressDeadlineSeconds: 600
+	Bad: nodeAgent(`  progressDeadlineSeconds: 600
   strategy:
     type: RollingUpdate
     rollingUpdate:
       maxUnavailable: 1
-  selector:
-    matchLabels: {app: node-agent}
-  template:
-    metadata:
-      labels: {app: node-agent}
-    spec:
-      containers:
-        - name: agent
-          image: example/agent:1.0
-`,
-	Good: `apiVersion: apps/v1
-kind: DaemonSet
-metadata:
-  name: node-agent
-spec:
-  updateStrategy:
+`),
+	Good: nodeAgent(`  updateStrategy:
     type: RollingUpdate
     rollingUpdate:
       maxUnavailable: 1
-  selector:
-    matchLabels: {app: node-agent}
-  template:
-    metadata:
-      labels: {app: node-agent}
-    spec:
-      containers:
-        - name: agent
-          image: example/agent:1.0
-`,
+`),
 	Fixable: true,
 	Check: func(p *analysis.Pass) {
 		if !isDaemonSet(p.Object) {
@@ -153,45 +105,17 @@ rejects a non-zero ` + "`maxSurge`" + ` unless ` + "`maxUnavailable`" + ` is 0, 
 ` + "`maxUnavailable`" + ` defaults to 1. A Deployment's rolling update (` + "`maxSurge: 25%`" + `,
 ` + "`maxUnavailable: 25%`" + `) copied into a DaemonSet is the usual cause. The fix removes
 ` + "`maxSurge`" + `, the classic DaemonSet update; to surge instead, set ` + "`maxUnavailable: 0`" + `.`,
-	Bad: `apiVersion: apps/v1
-kind: DaemonSet
-metadata:
-  name: node-agent
-spec:
-  updateStrategy:
+	Bad: nodeAgent(`  updateStrategy:
     type: RollingUpdate
     rollingUpdate:
       maxSurge: 25%
       maxUnavailable: 25%
-  selector:
-    matchLabels: {app: node-agent}
-  template:
-    metadata:
-      labels: {app: node-agent}
-    spec:
-      containers:
-        - name: agent
-          image: example/agent:1.0
-`,
-	Good: `apiVersion: apps/v1
-kind: DaemonSet
-metadata:
-  name: node-agent
-spec:
-  updateStrategy:
+`),
+	Good: nodeAgent(`  updateStrategy:
     type: RollingUpdate
     rollingUpdate:
       maxUnavailable: 25%
-  selector:
-    matchLabels: {app: node-agent}
-  template:
-    metadata:
-      labels: {app: node-agent}
-    spec:
-      containers:
-        - name: agent
-          image: example/agent:1.0
-`,
+`),
 	Fixable: true,
 	Check: func(p *analysis.Pass) {
 		if !isDaemonSet(p.Object) {

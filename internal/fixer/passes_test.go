@@ -25,16 +25,10 @@ func TestFilesFixesWhatAFixUncovers(t *testing.T) {
 			t.Fatal(err)
 		}
 		orig := readAll(t, dir)
-		eng, err := engine.New(rules.All(), &config.Config{}, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		eng.KeepSource = true
-		var werrs []manifest.WalkError
-		res := eng.RunTree([]string{dir}, manifest.Walk([]string{dir}, &werrs))
+		res, fixed := fixTree(t, dir, dry)
 		var applied []string
 		outs := map[string]*Outcome{}
-		for _, o := range Files(eng, res, Options{DryRun: dry, Roots: []string{dir}}) {
+		for _, o := range fixed {
 			if o.Err != nil {
 				t.Fatalf("dry %v: %s: %v", dry, o.Path, o.Err)
 			}
@@ -66,6 +60,20 @@ func TestFilesFixesWhatAFixUncovers(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fixTree does what `shipshape fix` does to the tree at dir: lint it,
+// rendering its kustomize roots, then the fix driver.
+func fixTree(t *testing.T, dir string, dry bool) (*engine.Result, []*Outcome) {
+	t.Helper()
+	eng, err := engine.New(rules.All(), &config.Config{}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.KeepSource = true
+	var werrs []manifest.WalkError
+	res := eng.RunTree([]string{dir}, manifest.Walk([]string{dir}, &werrs))
+	return res, Files(eng, res, Options{DryRun: dry, Roots: []string{dir}})
 }
 
 func readAll(t *testing.T, dir string) map[string]string {
@@ -100,14 +108,7 @@ func TestFilesLeavesWhatAFixUncovers(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		eng, err := engine.New(rules.All(), &config.Config{}, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		eng.KeepSource = true
-		var werrs []manifest.WalkError
-		res := eng.RunTree([]string{dir}, manifest.Walk([]string{dir}, &werrs))
-		Files(eng, res, Options{DryRun: dry, Roots: []string{dir}})
+		res, _ := fixTree(t, dir, dry)
 		var left []string
 		for _, fd := range res.Findings {
 			left = append(left, fmt.Sprintf("%s:%d:%d %s fixable=%v", filepath.Base(fd.File), fd.Line, fd.Column, fd.Rule, fd.Fixable()))
