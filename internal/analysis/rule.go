@@ -167,10 +167,15 @@ func (p *Pass) Quote(n *yaml.Node, message string) *Fix {
 	return &Fix{Message: message, Edits: []Edit{{Op: Quote, Path: path, OnKey: isKey}}}
 }
 
-// Delete is a fix that removes the entry whose key node is key.
+// Delete is a fix that removes the entry whose key node is key; nil for
+// an entry of a flow mapping (`{replicas: 2, ...}`), which the appliers
+// leave to be edited by hand.
 func (p *Pass) Delete(key *yaml.Node) *Fix {
 	path, isKey, ok := manifest.PathTo(p.Object.Node, key)
 	if !ok || !isKey {
+		return nil
+	}
+	if parent, _, _, ok := manifest.Lookup(p.Object.Node, path); !ok || parent.Style&yaml.FlowStyle != 0 {
 		return nil
 	}
 	return &Fix{Message: "remove " + key.Value, Edits: []Edit{{Op: Delete, Path: path}}}
