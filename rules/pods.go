@@ -95,6 +95,7 @@ var (
 	lwsLeaderLabels  = set("leaderworkerset.sigs.k8s.io/group-index", "leaderworkerset.sigs.k8s.io/group-key", "leaderworkerset.sigs.k8s.io/template-revision-hash")
 	lwsWorkerLabels  = set("leaderworkerset.sigs.k8s.io/group-index", "leaderworkerset.sigs.k8s.io/group-key", "leaderworkerset.sigs.k8s.io/template-revision-hash", lwsWorkerIndexLabel)
 	rolloutLabels    = set("rollouts-pod-template-hash")
+	dcLabels         = set("deployment") // <name>-<version>, its ReplicationController
 )
 
 func set(keys ...string) map[string]bool {
@@ -112,7 +113,8 @@ func podsOf(p *analysis.Pass) []*pods {
 
 // makesPods returns the pods obj makes: a Pod's own labels, or one entry per
 // pod template of a built-in workload or a known custom resource
-// (LeaderWorkerSet, Argo Rollouts' Rollout), with the controller's labels.
+// (LeaderWorkerSet, Argo Rollouts' Rollout, OpenShift's DeploymentConfig),
+// with the controller's labels.
 // PodTemplate objects make no pods.
 func makesPods(obj *manifest.Object) []*pods {
 	g := obj.Group()
@@ -204,8 +206,21 @@ func makesPods(obj *manifest.Object) []*pods {
 		if t := template(); t != nil {
 			add(mk(t, rolloutLabels))
 		}
+	case isDeploymentConfig(obj):
+		if t := template(); t != nil {
+			p := mk(t, dcLabels)
+			p.fixed["deploymentconfig"] = obj.Name
+			add(p)
+		}
 	}
 	return out
+}
+
+// isDeploymentConfig reports OpenShift's DeploymentConfig, whose pods carry
+// its template's labels, deploymentconfig: <its name> and deployment:
+// <its name>-<version>.
+func isDeploymentConfig(obj *manifest.Object) bool {
+	return obj.Kind == "DeploymentConfig" && obj.Group() == "apps.openshift.io"
 }
 
 // replicas reads a literal spec.replicas (1 when absent); false when it is
@@ -243,7 +258,7 @@ var makeNoPods = map[string][]string{
 // mayMakePods reports an object of a kind shipshape does not know: a
 // custom resource whose operator may make pods shipshape cannot see.
 func mayMakePods(obj *manifest.Object) bool {
-	if obj.Kind == "" || obj.APIVersion == "" || isLWS(obj) || obj.Kind == "Rollout" && obj.Group() == "argoproj.io" {
+	if obj.Kind == "" || obj.APIVersion == "" || isLWS(obj) || obj.Kind == "Rollout" && obj.Group() == "argoproj.io" || isDeploymentConfig(obj) {
 		return false
 	}
 	if kinds := makeNoPods[obj.Group()]; slices.Contains(kinds, "*") || slices.Contains(kinds, obj.Kind) {

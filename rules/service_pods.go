@@ -23,15 +23,16 @@ misspelt name, or a workload renamed. In GitOps the label belongs in the pod
 template; a ` + "`kubectl label pod`" + ` by hand is undone by the next rollout.
 
 shipshape knows the pods that built-in workloads make (Pod, Deployment,
-ReplicaSet, StatefulSet, DaemonSet, ReplicationController, Job, CronJob) and two
+ReplicaSet, StatefulSet, DaemonSet, ReplicationController, Job, CronJob) and three
 custom resources with well-known pod templates: LeaderWorkerSet (leader and
-worker templates) and Argo Rollouts' Rollout. It counts the labels their
+worker templates), Argo Rollouts' Rollout and OpenShift's DeploymentConfig. It counts the labels their
 controllers add to every pod: ` + "`pod-template-hash`" + ` (Deployment), ` + "`controller-revision-hash`" + `,
 ` + "`statefulset.kubernetes.io/pod-name`" + ` (` + "`<name>-<ordinal>`" + ` for the replica count) and
 ` + "`apps.kubernetes.io/pod-index`" + ` (StatefulSet), ` + "`pod-template-generation`" + ` (DaemonSet),
 ` + "`job-name`" + `, ` + "`batch.kubernetes.io/job-name`" + `, ` + "`controller-uid`" + ` and
 ` + "`batch.kubernetes.io/job-completion-index`" + ` (Job), the ` + "`leaderworkerset.sigs.k8s.io/`" + ` labels
-(LeaderWorkerSet) and ` + "`rollouts-pod-template-hash`" + ` (Rollout).
+(LeaderWorkerSet), ` + "`rollouts-pod-template-hash`" + ` (Rollout), and ` + "`deploymentconfig`" + ` (its name)
+and ` + "`deployment`" + ` (DeploymentConfig).
 
 Not reported: Services of ` + "`type: ExternalName`" + ` or without a selector (see
 service-empty-selector), Services with an Endpoints or EndpointSlice of their own,
