@@ -121,9 +121,9 @@ rejects a non-zero ` + "`maxSurge`" + ` unless ` + "`maxUnavailable`" + ` is 0, 
 		if !isDaemonSet(p.Object) {
 			return
 		}
-		if surge := surgeRejected(manifest.Path(p.Object.Node, "spec", "updateStrategy", "rollingUpdate")); surge != nil {
+		if surge, unavailable := surgeRejected(manifest.Path(p.Object.Node, "spec", "updateStrategy", "rollingUpdate")); surge != nil {
 			p.Report(surge, "spec.updateStrategy.rollingUpdate.maxSurge", p.Delete(surge),
-				"DaemonSet takes a non-zero maxSurge only with maxUnavailable 0 (which defaults to 1); the API server rejects the object: remove maxSurge")
+				"DaemonSet takes a non-zero maxSurge only with maxUnavailable 0 (%s); the API server rejects the object: remove maxSurge", unavailable)
 		}
 	},
 })
@@ -148,14 +148,14 @@ func strategyFix(p *analysis.Pass, spec, key, val *yaml.Node) (*analysis.Fix, st
 			}
 		}
 		fix := p.Rename(key, "updateStrategy", "rename strategy to updateStrategy")
-		if surge := surgeRejected(manifest.MapGet(val, "rollingUpdate")); surge != nil {
+		if surge, unavailable := surgeRejected(manifest.MapGet(val, "rollingUpdate")); surge != nil {
 			drop := p.Delete(surge)
 			if fix == nil || drop == nil {
 				return nil, "not fixable: maxSurge is set beside a non-zero maxUnavailable, which a DaemonSet rejects"
 			}
 			fix.Message += " without maxSurge"
 			fix.Edits = append(fix.Edits, drop.Edits...)
-			return fix, "rename it to updateStrategy and remove maxSurge (a DaemonSet takes a non-zero maxSurge only with maxUnavailable 0, which defaults to 1)"
+			return fix, "rename it to updateStrategy and remove maxSurge (a DaemonSet takes a non-zero maxSurge only with maxUnavailable 0; " + unavailable + ")"
 		}
 		return fix, "rename it to updateStrategy"
 	case "Recreate":
@@ -167,16 +167,21 @@ func strategyFix(p *analysis.Pass, spec, key, val *yaml.Node) (*analysis.Fix, st
 
 // surgeRejected is the maxSurge key of a DaemonSet's rollingUpdate that
 // the API server rejects: non-zero beside a maxUnavailable that is not 0
-// (an absent one defaults to 1); nil when there is none.
-func surgeRejected(rollingUpdate *yaml.Node) *yaml.Node {
+// (an absent one defaults to 1), and what that maxUnavailable is; nil when
+// there is none.
+func surgeRejected(rollingUpdate *yaml.Node) (*yaml.Node, string) {
 	surge, v := manifest.MapEntry(rollingUpdate, "maxSurge")
 	if surge == nil || zeroIntOrPercent(v) {
-		return nil
+		return nil, ""
 	}
-	if _, u := manifest.MapEntry(rollingUpdate, "maxUnavailable"); u != nil && !manifest.IsNull(u) && zeroIntOrPercent(u) {
-		return nil
+	_, u := manifest.MapEntry(rollingUpdate, "maxUnavailable")
+	switch {
+	case u == nil || manifest.IsNull(u):
+		return surge, "it defaults to 1"
+	case zeroIntOrPercent(u):
+		return nil, ""
 	}
-	return surge
+	return surge, "it is " + manifest.ScalarValue(u)
 }
 
 // zeroIntOrPercent reports an int-or-string value of 0 or "0%", or null
