@@ -31,9 +31,10 @@ shipshape knows which fields are strings: metadata labels and annotations of eve
 object and template, label selectors, pod template fields (nodeSelector, container
 args, command, env values, ...) including pod templates inside LeaderWorkerSets,
 Service selectors, ConfigMap data, Secret stringData, every other string field
-of a built-in kind, from the Kubernetes API types, and Flux's
-` + "`spec.postBuild.substitute`" + ` (the API server refuses a Kustomization whose value is a
-number or a boolean, and the sync stops). Integer and boolean fields, and
+of a built-in kind, from the Kubernetes API types, and a Flux Kustomization's
+` + "`spec.postBuild.substitute`" + `, ` + "`spec.commonMetadata`" + ` labels and annotations,
+` + "`spec.images`" + ` and ` + "`targetNamespace`" + `, ` + "`namePrefix`" + ` and ` + "`nameSuffix`" + ` (the API server
+refuses a Kustomization whose value there is a number or a boolean, and the sync stops). Integer and boolean fields, and
 fields that accept numbers by design (ports given as IntOrString, resource
 quantities such as ` + "`cpu: 0.5`" + `) are never reported. A null written as nothing (` + "`key:`" + `) only
 counts inside string maps and lists, where it deletes or blanks the entry, and has no

@@ -153,6 +153,8 @@ var (
 	labelSelectorType, _ = schema.Named("LabelSelector")
 	kustomizationType, _ = schema.Named("Kustomization")
 	stringMapType, _     = objectMetaType.Field("labels")
+	stringType, _        = objectMetaType.Field("name")
+	imagesType, _        = kustomizationType.Field("images")
 )
 
 // walker is one walk's state, kept from one object to the next (most
@@ -369,8 +371,8 @@ func entryReading(c *Cursor, k, v *yaml.Node) (schema.Type, reading) {
 		case schema.Map:
 			return below(t.Elem(), c.reading)
 		case schema.Unknown:
-			if fluxSubstitute(c, k) {
-				return stringMapType, typed
+			if t, ok := fluxField(c, k); ok {
+				return t, typed
 			}
 			return guess(k, v)
 		}
@@ -423,11 +425,34 @@ func guess(k, v *yaml.Node) (schema.Type, reading) {
 	return schema.Type{}, typed
 }
 
-// fluxSubstitute reports whether key k of the mapping at c is Flux's
-// spec.postBuild.substitute, a map of strings the API server holds to its
-// type (a Kustomization with substitute: {UID: 568} is refused).
-func fluxSubstitute(c *Cursor, k *yaml.Node) bool {
-	return k.Value == "substitute" && len(c.Path) == 2 && c.Path[0].Key == "spec" && c.Path[1].Key == "postBuild"
+// fluxField is the type of key k of the mapping at c in a Flux
+// Kustomization, for the fields of strings the API server holds to their
+// type (a Kustomization with substitute: {UID: 568} is refused, and the
+// whole sync stops): spec.postBuild.substitute and spec.commonMetadata's
+// labels and annotations (maps of strings), spec.images (kustomize's
+// images) and spec.targetNamespace, namePrefix and nameSuffix.
+func fluxField(c *Cursor, k *yaml.Node) (schema.Type, bool) {
+	if len(c.Path) == 0 || len(c.Path) > 2 || c.Path[0].Key != "spec" {
+		return schema.Type{}, false
+	}
+	var t schema.Type
+	switch {
+	case len(c.Path) == 2 && c.Path[1].Key == "postBuild" && k.Value == "substitute",
+		len(c.Path) == 2 && c.Path[1].Key == "commonMetadata" && (k.Value == "labels" || k.Value == "annotations"):
+		t = stringMapType
+	case len(c.Path) == 1 && k.Value == "images":
+		t = imagesType
+	case len(c.Path) == 1 && (k.Value == "targetNamespace" || k.Value == "namePrefix" || k.Value == "nameSuffix"):
+		t = stringType
+	default:
+		return schema.Type{}, false
+	}
+	root := c
+	for root.Parent != nil {
+		root = root.Parent
+	}
+	group, _, _ := strings.Cut(manifest.ScalarValue(manifest.MapGet(root.Node, "apiVersion")), "/")
+	return t, group == "kustomize.toolkit.fluxcd.io"
 }
 
 func looksLikePodTemplate(n *yaml.Node) bool {
