@@ -222,8 +222,9 @@ func finishOverlap(p *analysis.CrossPass, summaries []overlapSummary) {
 			f.Message = fmt.Sprintf("%s's selector (%s) also selects the pods of %s (its template has %s): a Service or PodDisruptionBudget over these labels spans the pods of both%s; give each its own label, or delete the one left over",
 				a.id, sel, others[0], labels[0], adopts(a.id, others))
 		} else {
+			same := allSame(labels)
 			named := slices.Clone(others)
-			if !allSame(labels) {
+			if !same {
 				for k := range named {
 					named[k] += " (" + labels[k] + ")"
 				}
@@ -233,7 +234,7 @@ func finishOverlap(p *analysis.CrossPass, summaries []overlapSummary) {
 				list = strings.Join(named[:3], ", ") + fmt.Sprintf(" and %d more", len(named)-3)
 			}
 			have := ""
-			if allSame(labels) {
+			if same {
 				have = " (their templates have " + labels[0] + ")"
 			}
 			f.Message = fmt.Sprintf("%s's selector (%s) also selects the pods of %s%s: a Service or PodDisruptionBudget over these labels spans the pods of all%s; give each its own label, or delete those left over",

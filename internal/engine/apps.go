@@ -633,12 +633,12 @@ func (e *Engine) reportProblem(t *tree, files map[string]*FileResult, r *render.
 	case !strings.Contains(msg, "judged as written"):
 		// Not said at a base's kustomization: it stops several roots,
 		// whose bases differ.
-		k := t.graph.ByDir[filepath.Dir(r.Problem.File)]
-		own := k == nil || k == r.Root || k.File != r.Problem.File
 		var alone []string
-		for _, ref := range r.Root.Refs {
-			if own && t.alone[ref.Target] && !slices.Contains(alone, t.show(ref.Target.Dir)) {
-				alone = append(alone, t.show(ref.Target.Dir))
+		if k := t.graph.ByDir[filepath.Dir(r.Problem.File)]; k == nil || k == r.Root || k.File != r.Problem.File {
+			for _, ref := range r.Root.Refs {
+				if t.alone[ref.Target] && !slices.Contains(alone, t.show(ref.Target.Dir)) {
+					alone = append(alone, t.show(ref.Target.Dir))
+				}
 			}
 		}
 		switch len(alone) {

@@ -590,17 +590,17 @@ func uncomment(src []byte) ([]byte, int) {
 			end = len(src) - start
 		}
 		line := src[start : start+end]
-		if c := markers(line); c > 0 && bytes.HasPrefix(bytes.TrimLeft(line, " \t"), []byte("#")) {
-			if out == nil {
-				out = slices.Clone(src)
-			}
+		if bytes.HasPrefix(bytes.TrimLeft(line, " \t"), []byte("#")) {
 			for i := 0; i+1 < len(line); i++ {
 				if marker(line, i) {
+					if out == nil {
+						out = slices.Clone(src)
+					}
 					out[start+i+1] = ' '
+					n++
 					i++
 				}
 			}
-			n += c
 		}
 		start += end
 	}

@@ -132,9 +132,13 @@ func (r *Renderer) restricted(root *Kustomization) bool {
 	return !r.LoadRestrictionsNone && !none
 }
 
+// outsideRoot is how kustomize says a file is outside the root's
+// directory, which LoadRestrictionsRootOnly refuses.
+const outsideRoot = "' is not in or below '"
+
 // OutsideRoot reports whether the root failed because it lists a file
 // outside its directory, which LoadRestrictionsRootOnly refuses.
-func (p *Problem) OutsideRoot() bool { return strings.Contains(p.Message, "' is not in or below '") }
+func (p *Problem) OutsideRoot() bool { return strings.Contains(p.Message, outsideRoot) }
 
 // NewRenderer returns a Renderer for the roots of g. A Renderer reads
 // each file once and keeps it: to verify a fix by rendering again, make a
@@ -539,7 +543,7 @@ func undecoded(root *Kustomization, msg string) (*Kustomization, *yaml.Node) {
 // does not use, and patches with nothing to patch.
 func (r *Renderer) hint(root *Kustomization, msg string) string {
 	switch {
-	case r.restricted(root) && strings.Contains(msg, "' is not in or below '"):
+	case r.restricted(root) && strings.Contains(msg, outsideRoot):
 		return "kustomize build and Argo CD refuse a file outside the root's directory by default; Flux loads it: set loadRestrictor: LoadRestrictionsNone in .shipshape.yaml if your engine does"
 	case root.listsNothing() && (strings.Contains(msg, "no matches for Id") || strings.Contains(msg, "no resource matches")):
 		return "the kustomization lists no resources, bases, components or generators: its patches have nothing to patch; is `resources: [../base]` missing?"
