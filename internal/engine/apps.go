@@ -822,6 +822,10 @@ func (t *tree) carry(res *render.Result, o *render.Object, fix *analysis.Fix, lo
 		case l.File != loc.File || l.Doc != loc.Doc:
 			return nil, "the edits land in more than one source"
 		}
+		if e.Op == analysis.Delete && inFlow(t.renderer.SourceDoc(l.File, l.Doc), l.Path) {
+			// The appliers delete no entry of a flow mapping.
+			return nil, "an entry of a flow mapping ({...}); edit it by hand"
+		}
 		at := l.Path
 		if quotesOpValue(l, e) && at[1].Key == "path" {
 			// The op sets the field whole: its value is what is quoted.
@@ -831,6 +835,12 @@ func (t *tree) carry(res *render.Result, o *render.Object, fix *analysis.Fix, lo
 		out.Edits = append(out.Edits, e)
 	}
 	return out, ""
+}
+
+// inFlow reports whether the entry at p of doc is in a flow mapping.
+func inFlow(doc *yaml.Node, p render.Path) bool {
+	parent, _, _, ok := manifest.Lookup(doc, toFieldPath(p))
+	return ok && parent.Style&yaml.FlowStyle != 0
 }
 
 // quotesValue reports whether f's fix quotes the value of its field.

@@ -118,6 +118,16 @@ func (r *Renderer) docs(file string) ([]*yaml.Node, error) {
 	return s.docs, s.err
 }
 
+// SourceDoc is document doc of file as Locate reads it (nil when there is
+// no such document): what a Location's Path addresses.
+func (r *Renderer) SourceDoc(file string, doc int) *yaml.Node {
+	docs, _ := r.docs(file)
+	if doc < 0 || doc >= len(docs) {
+		return nil
+	}
+	return docs[doc]
+}
+
 // Locate finds the source of the value at path p of o, a rendered object
 // of res. It looks, in this order (the reverse of kustomize's, so that
 // the last writer wins): the transformers that ran over the object, last
