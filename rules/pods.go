@@ -42,7 +42,9 @@ func (p *pods) ownHas(k, v string) bool {
 // has reports whether some pod carries k=v.
 func (p *pods) has(k, v string) bool {
 	if have, ok := p.fixed[k]; ok {
-		return have == v
+		// A placeholder is filled in before the apply (Flux postBuild,
+		// envsubst): it may be v.
+		return have == v || placeholder(have)
 	}
 	return p.varying[k] || slices.Contains(p.oneOf[k], v)
 }

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,7 +57,9 @@ It also reports what the API rejects about the selector itself: a missing select
 apps/v1 kinds, an empty selector ` + "`{}`" + ` (it would select every pod in the
 namespace), an unknown operator, In/NotIn without values, and Exists/DoesNotExist
 with values. A ReplicationController without a selector takes its template's labels
-and is fine; a Job's selector is only checked when it sets one.
+and is fine; a Job's selector is only checked when it sets one. A requirement on a
+label whose value a tool fills in before the apply (Flux's postBuild ` + "`${VAR}`" + `,
+envsubst, ` + "`{{ }}`" + `), on either side, is not judged.
 
 There is no automatic fix: which side is wrong is a decision (a Deployment's selector
 is immutable once created).`,
@@ -167,7 +170,7 @@ func checkSelectorTemplate(p *analysis.Pass) {
 	if tmpl == nil {
 		return
 	}
-	if ok, failed := sel.Matches(labels); !ok && failed != nil {
+	if ok, failed := known(sel, labels).Matches(labels); !ok && failed != nil {
 		f := p.Finding(failed.Node, join(selPath, failed.Path), nil,
 			"selector requirement %q does not match the pod template's labels %s; the API rejects the %s (selector does not match template labels)",
 			failed.String(), formatLabels(labels), p.Object.Kind)
@@ -189,7 +192,22 @@ func isAmbiguousPlain(n *yaml.Node) bool {
 // ({{.Replica}}: kube-burner, in a plain value the file still parses
 // with).
 func isPlaceholder(n *yaml.Node) bool {
-	return n != nil && n.Kind == yaml.ScalarNode && (strings.Contains(n.Value, "${") || strings.Contains(n.Value, "{{"))
+	return n != nil && n.Kind == yaml.ScalarNode && placeholder(n.Value)
+}
+
+func placeholder(s string) bool { return strings.Contains(s, "${") || strings.Contains(s, "{{") }
+
+// known is sel without the requirements a placeholder makes unknown (in
+// its values, or in the value the template gives its key): what is
+// applied may satisfy them.
+func known(sel *selector.Selector, labels map[string]string) *selector.Selector {
+	out := &selector.Selector{Empty: sel.Empty}
+	for _, r := range sel.Requirements {
+		if !placeholder(labels[r.Key]) && !slices.ContainsFunc(r.Values, placeholder) {
+			out.Requirements = append(out.Requirements, r)
+		}
+	}
+	return out
 }
 
 // formatLabels prints labels as {a: x, b: y}, sorted, for messages: as

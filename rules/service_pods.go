@@ -61,7 +61,8 @@ searched across the whole repository. The finding points at a
 selector entry that no template carries and names the template that comes
 closest (lacking the fewest entries, those it carries one typing slip away first), or the controller that carries the selector in its own
 ` + "`metadata.labels`" + ` (which its pods do not get) when the Service was written against
-those.`,
+those. A label value a tool fills in before the apply (Flux's postBuild ` + "`${VAR}`" + `,
+envsubst, ` + "`{{ }}`" + `), in a template or in the selector, may be any value.`,
 	Bad: `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -160,6 +161,9 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 			k, v := sel.Content[i], sel.Content[i+1]
 			if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode {
 				return s, false // not a plain map: service rules of their own say so
+			}
+			if placeholder(v.Value) {
+				continue // filled in before the apply: any pod may carry it
 			}
 			svc.selector[k.Value] = v.Value
 			svc.entries = append(svc.entries, entryAt{k.Value, k.Line, k.Column})
@@ -293,7 +297,11 @@ func (ix *podIndex) add(p *pods, app string) {
 	ix.all = append(ix.all, p)
 	ix.app[p] = app
 	for k, v := range p.fixed {
-		ix.byLabel[[2]string{k, v}] = append(ix.byLabel[[2]string{k, v}], p)
+		if placeholder(v) {
+			ix.byKey[k] = append(ix.byKey[k], p) // any value, see has
+		} else {
+			ix.byLabel[[2]string{k, v}] = append(ix.byLabel[[2]string{k, v}], p)
+		}
 	}
 	for k := range p.varying {
 		ix.byKey[k] = append(ix.byKey[k], p)
