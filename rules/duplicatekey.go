@@ -20,7 +20,8 @@ the root fails to build in Argo CD, Flux and ` + "`kubectl apply -k`" + `. kubec
 accepts it and silently keeps the last value, so in a file applied as written it is a
 warning: the first value, the one a reviewer reads, is not what is applied. So is a
 key twice in a kustomization: kustomize reads it as kubectl reads a manifest and keeps
-the last value.
+the last value; and in a strategic-merge patch, where kustomize merges the first
+value and ignores the second.
 
 Keys are compared as kubectl reads them (YAML 1.1, then JSON): ` + "`on`" + ` and ` + "`true`" + `
 are the same key, and so are ` + "`1`" + ` and ` + "`\"1\"`" + `. The finding points at the second
@@ -156,9 +157,19 @@ func (w *dupChecker) report(in manifest.FieldPath, firstEntry, secondEntry []*ya
 			who = "kustomize keeps the last value, the same as the first"
 		}
 	}
+	patch := obj.Patch && !kustomization
+	if patch {
+		// A strategic-merge patch is merged field by field from its
+		// nodes: the first entry of a key is the one merged (kustomize
+		// v5.8.2), and kubectl never reads the patch.
+		who = "kustomize merges the first value and ignores this one"
+		if sameValue(firstEntry[1], secondEntry[1]) {
+			who = "kustomize merges the first value, the same as this one"
+		}
+	}
 	f := w.p.Finding(second, path, nil, "key %s appears twice in this mapping: %s: remove one",
 		strconv.Quote(second.Value), who)
-	if kustomization || obj.Kustomize == nil && !obj.Unrendered {
+	if kustomization || patch || obj.Kustomize == nil && !obj.Unrendered {
 		// Accepted, a value silently lost: by kubectl applying the file
 		// as written, or by kustomize reading its kustomization.
 		f.Severity = analysis.Warning
