@@ -362,8 +362,15 @@ func verifyFiles(eng *engine.Engine, res *engine.Result, outs []*Outcome, base m
 // uncovers reports whether the file at path belongs, after the fixes, to
 // a kustomize root that failed to render before them (a kustomization
 // the fixes quoted): its findings were those of its files as written.
+// A root that still fails after them fails further on: kustomize stops
+// at the first problem, and the one it meets now was hidden before.
 func uncovers(before, after *engine.Result, path string) bool {
 	roots := after.RootsOf(path)
+	for _, fd := range fileIn(after, path).Findings {
+		if fd.Rule == engine.RenderErrorID {
+			roots = append(roots, fd.Roots...)
+		}
+	}
 	if len(roots) == 0 {
 		return false
 	}
