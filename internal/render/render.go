@@ -425,6 +425,10 @@ func (r *Renderer) failedAt(root *Kustomization, msg string) *Problem {
 				return p
 			}
 		}
+		if file, at := inlinePatchNaming(root, kind, name); at != nil {
+			p.File, p.Line, p.Column = file, at.Line, at.Column
+			return p
+		}
 	}
 	if n := decodeErrorAt(root.Doc, msg); n != nil {
 		p.Line, p.Column = n.Line, n.Column
@@ -643,6 +647,21 @@ func unmatchedPatch(msg string) (kind, name string, ok bool) {
 	}
 	kind, _, _ = strings.Cut(gvk, ".")
 	return kind, nn[:j], true
+}
+
+// inlinePatchNaming finds the `patches` entry written inline (`- patch:
+// |`), in root or a kustomization below it, that holds a document of kind
+// and name: its patch key.
+func inlinePatchNaming(root *Kustomization, kind, name string) (file string, at *yaml.Node) {
+	walkGraph(root, func(k *Kustomization) {
+		for _, e := range seq(mapGet(k.Doc, "patches")) {
+			key, v := manifest.MapEntry(e, "patch")
+			if at == nil && v != nil && v.Kind == yaml.ScalarNode && patchNames(&Ref{Inline: true, Value: v.Value}, kind, name) {
+				file, at = k.File, key
+			}
+		}
+	})
+	return file, at
 }
 
 // patchNames reports whether the patch entry r holds a document of kind
