@@ -815,6 +815,7 @@ type patchEntry struct {
 // byPatches checks the patches of field in k, last first.
 func (r *Renderer) byPatches(k *Kustomization, field string, o *Object, b *base, p Path, v *yaml.Node) (Location, bool) {
 	entries := r.patchEntries(k, field)
+	appended := map[string]int{} // by the JSON patches after e: path -> appends
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
 		if len(e.docs) == 0 || e.docs[0] == nil {
@@ -824,8 +825,13 @@ func (r *Renderer) byPatches(k *Kustomization, field string, o *Object, b *base,
 			if e.target == nil || !selects(e, o, b) {
 				continue
 			}
-			if l, ok := byOps(e, o, p, v); ok {
+			if l, ok := byOps(e, o, p, v, appended); ok {
 				return l, true
+			}
+			for _, op := range seq(e.docs[0]) {
+				if path, ok := appends(op); ok {
+					appended[path]++
+				}
 			}
 			continue
 		}
@@ -1016,12 +1022,18 @@ func selects(e patchEntry, o *Object, b *base) bool {
 
 // byOps finds the JSON6902 op of e that set p: the last add or replace
 // whose path is p or above it (then p is looked up inside its value).
-func byOps(e patchEntry, o *Object, p Path, v *yaml.Node) (Location, bool) {
+// appended counts, by path, the items the JSON patches applied after e
+// append to a list: each is after the one an op of e appended.
+func byOps(e patchEntry, o *Object, p Path, v *yaml.Node, appended map[string]int) (Location, bool) {
 	ops := seq(e.docs[0])
 	for i := len(ops) - 1; i >= 0; i-- {
 		op := ops[i]
 		kind := scalarOf(op, "op")
-		opPath, ok := pointerPath(scalarOf(op, "path"), o.Node, appendsAfter(ops, i))
+		later := appendsAfter(ops, i)
+		if path, ok := appends(op); ok {
+			later += appended[path]
+		}
+		opPath, ok := pointerPath(scalarOf(op, "path"), o.Node, later)
 		if !ok || len(opPath) > len(p) || !opPath.isPrefixOf(p) {
 			continue
 		}
@@ -1086,17 +1098,24 @@ func (p Path) isPrefixOf(q Path) bool {
 // ops[i] appends to ("add" at the same path ending in "/-"): each puts
 // an item after the one ops[i] added.
 func appendsAfter(ops []*yaml.Node, i int) int {
-	path := scalarOf(ops[i], "path")
-	if scalarOf(ops[i], "op") != "add" || !strings.HasSuffix(path, "/-") {
+	path, ok := appends(ops[i])
+	if !ok {
 		return 0
 	}
 	n := 0
 	for _, op := range ops[i+1:] {
-		if scalarOf(op, "op") == "add" && scalarOf(op, "path") == path {
+		if p, ok := appends(op); ok && p == path {
 			n++
 		}
 	}
 	return n
+}
+
+// appends returns the path of the list op appends to ("add" at a path
+// ending in "/-").
+func appends(op *yaml.Node) (path string, ok bool) {
+	path = scalarOf(op, "path")
+	return path, scalarOf(op, "op") == "add" && strings.HasSuffix(path, "/-")
 }
 
 // pointerPath turns a JSON pointer into a Path over the rendered object:
