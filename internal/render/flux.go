@@ -42,14 +42,14 @@ func (g *Graph) FluxApplies(files map[string][]byte) map[*Kustomization]*FluxApp
 	for _, f := range slices.Sorted(maps.Keys(files)) {
 		docs, _ := manifest.DocumentRoots(files[f])
 		for _, doc := range docs {
-			root, a := g.fluxApplies(f, doc)
-			if root == nil {
-				continue
+			roots, a := g.fluxApplies(f, doc)
+			for _, root := range roots {
+				a := *a
+				if prev := out[root]; prev != nil {
+					a.bad = a.bad || prev.bad || !slices.Equal(prev.names, a.names)
+				}
+				out[root] = &a
 			}
-			if prev := out[root]; prev != nil {
-				a.bad = a.bad || prev.bad || !slices.Equal(prev.names, a.names)
-			}
-			out[root] = a
 		}
 	}
 	return out
@@ -100,62 +100,100 @@ func (g *Graph) HasComponents() bool {
 }
 
 // fluxApplies reads doc, a document of file, as a Flux Kustomization:
-// the root of g its spec.path names, and the Components it adds; nil
+// the roots of g its spec.path names, and the Components it adds; nil
 // when it is not one.
-func (g *Graph) fluxApplies(file string, doc *yaml.Node) (*Kustomization, *FluxApply) {
+func (g *Graph) fluxApplies(file string, doc *yaml.Node) ([]*Kustomization, *FluxApply) {
 	if doc == nil || doc.Kind != yaml.MappingNode || manifest.ScalarValue(mapGet(doc, "kind")) != "Kustomization" ||
 		!strings.HasPrefix(manifest.ScalarValue(mapGet(doc, "apiVersion")), fluxGroup) {
 		return nil, nil
 	}
 	spec := mapGet(doc, "spec")
-	root := g.fluxRoot(file, manifest.ScalarValue(mapGet(spec, "path")))
-	if root == nil || root.Doc == nil {
+	roots, generated := g.fluxRoots(file, manifest.ScalarValue(mapGet(spec, "path")))
+	if len(roots) == 0 {
 		return nil, nil
 	}
 	a := &FluxApply{}
 	list := mapGet(spec, "components")
-	if list == nil || list.Kind != yaml.SequenceNode {
-		return root, a
+	if list == nil || list.Kind != yaml.SequenceNode || len(list.Content) == 0 {
+		return roots, a
 	}
+	if generated {
+		// Added to the kustomization Flux writes above the roots: they
+		// may patch the objects of several; not modelled.
+		return roots, &FluxApply{bad: true}
+	}
+	root := roots[0]
 	ignoreMissing := manifest.ScalarValue(mapGet(spec, "ignoreMissingComponents")) == "true"
 	for _, n := range list.Content {
 		name := manifest.ScalarValue(n)
 		if n.Kind != yaml.ScalarNode || name == "" || filepath.IsAbs(name) || IsRemote(name) {
-			return root, &FluxApply{bad: true} // Flux refuses it: "must be local and relative"
+			return roots, &FluxApply{bad: true} // Flux refuses it: "must be local and relative"
 		}
 		c := g.Load(filepath.Join(root.Dir, name))
 		if c == nil && ignoreMissing {
 			continue
 		}
 		if c == nil || c.Kind != "Component" {
-			return root, &FluxApply{bad: true} // kustomize fails on it as Flux builds it
+			return roots, &FluxApply{bad: true} // kustomize fails on it as Flux builds it
 		}
 		a.names, a.comps = append(a.names, name), append(a.comps, c)
 	}
-	return root, a
+	return roots, a
 }
 
-// fluxRoot is the kustomization that spec.path names, relative to the
+// fluxRoots are the kustomizations that spec.path names, relative to the
 // root of the source Flux reads (a repository, or a directory of it
 // pushed as an artifact): the nearest directory above file, up to its
-// repository, where the path leads to one.
-func (g *Graph) fluxRoot(file, path string) *Kustomization {
+// repository, where the path leads to one. A directory without one
+// (generated: Flux writes a kustomization listing its manifests, and
+// the directories below it that hold a kustomization, which it does not
+// descend into) names the roots it would list.
+func (g *Graph) fluxRoots(file, path string) (roots []*Kustomization, generated bool) {
 	if path == "" || filepath.IsAbs(path) {
-		return nil
+		return nil, false
 	}
 	top := manifest.RepositoryRoot(filepath.Dir(file))
 	for dir := filepath.Dir(file); ; dir = filepath.Dir(dir) {
 		real := g.Real(filepath.Join(dir, path))
 		g.mu.Lock()
-		k := g.ByDir[real]
+		k, hasFile := g.ByDir[real], g.listed[real]
+		var below []*Kustomization
+		if k == nil && !hasFile {
+			below = g.rootsBelow(real)
+		}
 		g.mu.Unlock()
 		if k != nil && k.Kind == "Kustomization" && slices.Contains(g.Roots, k) {
-			return k // a base Flux applies is built alone, unlike its parent's
+			return []*Kustomization{k}, false // a base Flux applies is built alone, unlike its parent's
+		}
+		if len(below) > 0 {
+			return below, true
 		}
 		if dir == top || filepath.Dir(dir) == dir {
-			return nil
+			return nil, false
 		}
 	}
+}
+
+// rootsBelow are the roots under dir that no kustomization between them
+// and dir holds; g.mu is held.
+func (g *Graph) rootsBelow(dir string) []*Kustomization {
+	var out []*Kustomization
+	for _, r := range g.Roots {
+		rel, err := filepath.Rel(dir, r.Dir)
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || r.Kind != "Kustomization" {
+			continue
+		}
+		between := false
+		for d := filepath.Dir(r.Dir); d != dir && len(d) > len(dir); d = filepath.Dir(d) {
+			if g.ByDir[d] != nil {
+				between = true
+			}
+		}
+		if !between {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // withComponents is a kustomization's bytes with names appended to its
