@@ -151,9 +151,8 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		}
 	}
 	// Flux builds the roots its Kustomizations apply with the Components
-	// they name, and with LoadRestrictionsNone: the tree's Flux
-	// Kustomizations are read when that can matter (a Component, a root
-	// that lists a file outside it).
+	// they name, in their targetNamespace, and with LoadRestrictionsNone:
+	// the tree's Flux Kustomizations are read when it has roots.
 	changed := map[string][]byte{}
 	for path, data := range overlay {
 		changed[t.key(path)] = data
@@ -187,8 +186,8 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		}
 		return g.FluxApplies(found)
 	})
-	if g.HasComponents() {
-		for file, data := range g.AddFluxComponents(flux(), read) {
+	if len(roots) > 0 {
+		for file, data := range g.AddFluxSettings(flux(), read) {
 			t.renderer.Override(file, data)
 		}
 	}

@@ -26,7 +26,11 @@ type FluxApply struct {
 	// missing, not a Component): the root is then left as it is.
 	names []string
 	comps []*Kustomization
-	bad   bool
+	// namespace is spec.targetNamespace, which Flux writes as the
+	// kustomization's namespace; "" when none is set, or when two
+	// Kustomizations that apply the root disagree.
+	namespace string
+	bad       bool
 }
 
 // MentionsFlux reports whether data may hold a Flux Kustomization: the
@@ -36,7 +40,7 @@ func MentionsFlux(data []byte) bool { return bytes.Contains(data, []byte(fluxGro
 // FluxApplies reads the Flux Kustomizations in files (path -> bytes, the
 // files of the run that MentionsFlux) and returns the roots of g they
 // apply. Flux builds those with LoadRestrictionsNone and with the
-// Components their spec.components name added (see AddFluxComponents).
+// Components their spec.components name added (see AddFluxSettings).
 func (g *Graph) FluxApplies(files map[string][]byte) map[*Kustomization]*FluxApply {
 	out := map[*Kustomization]*FluxApply{}
 	for _, f := range slices.Sorted(maps.Keys(files)) {
@@ -47,6 +51,9 @@ func (g *Graph) FluxApplies(files map[string][]byte) map[*Kustomization]*FluxApp
 				a := *a
 				if prev := out[root]; prev != nil {
 					a.bad = a.bad || prev.bad || !slices.Equal(prev.names, a.names)
+					if prev.namespace != a.namespace {
+						a.namespace = ""
+					}
 				}
 				out[root] = &a
 			}
@@ -55,21 +62,22 @@ func (g *Graph) FluxApplies(files map[string][]byte) map[*Kustomization]*FluxApp
 	return out
 }
 
-// AddFluxComponents adds to the roots that Flux applies the Components
-// its Kustomizations name in spec.components. Flux's kustomize generator
-// appends them to the directory's kustomization before it builds (see
-// fluxcd/pkg kustomize.Generator), so a root whose patch targets a
-// Component's object builds only with them. It returns, per root
-// changed, the kustomization bytes to build instead of the file's (read
-// returns a file's bytes: the fix driver's, when it has changed them):
-// the Renderer must be given them (Override).
-func (g *Graph) AddFluxComponents(applies map[*Kustomization]*FluxApply, read func(path string) []byte) map[string][]byte {
+// AddFluxSettings adds to the roots that Flux applies the Components its
+// Kustomizations name in spec.components, and their targetNamespace.
+// Flux's kustomize generator writes them into the directory's
+// kustomization before it builds (see fluxcd/pkg kustomize.Generator), so
+// a root whose patch targets a Component's object builds only with them,
+// and its objects are in that namespace. It returns, per root changed,
+// the kustomization bytes to build instead of the file's (read returns a
+// file's bytes: the fix driver's, when it has changed them): the Renderer
+// must be given them (Override).
+func (g *Graph) AddFluxSettings(applies map[*Kustomization]*FluxApply, read func(path string) []byte) map[string][]byte {
 	out := map[string][]byte{}
 	for root, a := range applies {
-		if a.bad || len(a.comps) == 0 {
+		if a.bad || len(a.comps) == 0 && a.namespace == "" {
 			continue
 		}
-		data, ok := withComponents(read(root.File), a.names)
+		data, ok := fluxKustomization(read(root.File), a.names, a.namespace)
 		if !ok {
 			continue
 		}
@@ -86,19 +94,6 @@ func (g *Graph) AddFluxComponents(applies map[*Kustomization]*FluxApply, read fu
 	return out
 }
 
-// HasComponents reports whether any kustomization read is a Component:
-// only then can a Flux Kustomization add one.
-func (g *Graph) HasComponents() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for _, k := range g.ByDir {
-		if k != nil && k.Kind == "Component" {
-			return true
-		}
-	}
-	return false
-}
-
 // fluxApplies reads doc, a document of file, as a Flux Kustomization:
 // the roots of g its spec.path names, and the Components it adds; nil
 // when it is not one.
@@ -112,7 +107,7 @@ func (g *Graph) fluxApplies(file string, doc *yaml.Node) ([]*Kustomization, *Flu
 	if len(roots) == 0 {
 		return nil, nil
 	}
-	a := &FluxApply{}
+	a := &FluxApply{namespace: manifest.ScalarValue(mapGet(spec, "targetNamespace"))}
 	list := mapGet(spec, "components")
 	if list == nil || list.Kind != yaml.SequenceNode || len(list.Content) == 0 {
 		return roots, a
@@ -196,15 +191,28 @@ func (g *Graph) rootsBelow(dir string) []*Kustomization {
 	return out
 }
 
-// withComponents is a kustomization's bytes with names appended to its
-// components, as Flux writes it; ok is false when they cannot be added
-// (the file does not parse, or components is not a list).
-func withComponents(src []byte, names []string) ([]byte, bool) {
+// fluxKustomization is a kustomization's bytes with names appended to its
+// components and its namespace set to namespace (when not ""), as Flux
+// writes it; ok is false when they cannot be added (the file does not
+// parse, or components is not a list).
+func fluxKustomization(src []byte, names []string, namespace string) ([]byte, bool) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, false
 	}
 	top := doc.Content[0]
+	if namespace != "" {
+		ns := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: namespace}
+		if _, v := manifest.MapEntry(top, "namespace"); v != nil {
+			*v = *ns
+		} else {
+			top.Content = append(top.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "namespace"}, ns)
+		}
+	}
+	if len(names) == 0 {
+		out, err := yaml.Marshal(&doc)
+		return out, err == nil
+	}
 	list := mapGet(top, "components")
 	switch {
 	case list == nil:

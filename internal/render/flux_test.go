@@ -19,7 +19,7 @@ func TestFluxComponents(t *testing.T) {
 		name  string
 		files map[string]string
 		// want is the ConfigMaps the root app renders, "" when
-		// AddFluxComponents leaves it as written.
+		// AddFluxSettings leaves it as written.
 		want string
 		// notApplied: no Flux Kustomization applies app (FluxApplies).
 		notApplied bool
@@ -94,6 +94,26 @@ func TestFluxComponents(t *testing.T) {
 			notApplied: true,
 		},
 		{
+			name:  "targetNamespace",
+			files: map[string]string{"flux/app.yaml": strings.Replace(ks("./app"), "  components: []\n", "  targetNamespace: prod\n", 1)},
+			want:  "prod/app",
+		},
+		{
+			name: "targetNamespace over the kustomization's namespace, with components",
+			files: map[string]string{
+				"app/kustomization.yaml": "resources: [cm.yaml]\nnamespace: dev\n",
+				"flux/app.yaml":          ks("./app", "../comp/a") + "  targetNamespace: prod\n",
+			},
+			want: "prod/app,prod/comp-a",
+		},
+		{
+			name: "two Kustomizations disagreeing on targetNamespace",
+			files: map[string]string{
+				"flux/app.yaml":   strings.Replace(ks("./app"), "  components: []\n", "  targetNamespace: prod\n", 1),
+				"flux/other.yaml": strings.Replace(ks("./app"), "  components: []\n", "  targetNamespace: dev\n", 1),
+			},
+		},
+		{
 			name:       "another kind",
 			files:      map[string]string{"flux/app.yaml": strings.Replace(ks("./app", "../comp/a"), "kustomize.toolkit.fluxcd.io", "example.com", 1)},
 			notApplied: true,
@@ -137,7 +157,7 @@ func TestFluxComponents(t *testing.T) {
 				}
 			}
 			applies := g.FluxApplies(found)
-			changed := g.AddFluxComponents(applies, read)
+			changed := g.AddFluxSettings(applies, read)
 			app := g.ByDir[g.Real(filepath.Join(dir, "app"))]
 			if _, ok := applies[app]; ok == tt.notApplied || len(applies) > 1 {
 				t.Errorf("applies %v: app applied %v, want %v", applies, ok, !tt.notApplied)
@@ -160,14 +180,15 @@ func TestFluxComponents(t *testing.T) {
 			}
 			var names []string
 			for _, o := range res.Objects {
-				names = append(names, o.Name)
+				names = append(names, strings.TrimPrefix(o.Namespace+"/"+o.Name, "/"))
 			}
 			if got := strings.Join(names, ","); got != tt.want {
 				t.Errorf("rendered %s, want %s", got, tt.want)
 			}
 			// The graph knows them: their files are the root's.
 			for _, c := range strings.Split(tt.want, ",")[1:] {
-				f := g.Real(filepath.Join(dir, "comp", strings.TrimPrefix(c, "comp-"), "cm.yaml"))
+				_, c, _ = strings.Cut(c, "comp-")
+				f := g.Real(filepath.Join(dir, "comp", c, "cm.yaml"))
 				if !slices.Contains(g.Reaches(app), f) {
 					t.Errorf("%s does not reach %s", app.Dir, f)
 				}
