@@ -34,7 +34,8 @@ shipshape re-reads the file document by document after an error.`,
 		Doc: `Go templates (Helm) and ytt templates are not the YAML they render to, and
 shipshape does not guess what they render to. A file is a Go template when ` + "`{{`" + `
 opens YAML structure (` + "`name: {{ .Name }}`" + `, a key), when it has ` + "`{{`" + ` and does not
-parse as YAML, or when it sits in a Helm chart's ` + "`templates/`" + ` directory (beside a
+parse as YAML (unless it does not parse either with each ` + "`{{ }}`" + ` inside a line's text made
+plain text: then it is broken YAML, a ` + "`yaml-syntax`" + ` error), or when it sits in a Helm chart's ` + "`templates/`" + ` directory (beside a
 Chart.yaml) with ` + "`{{`" + ` in a plain value. A valid manifest whose ` + "`{{`" + ` are all inside
 string values or comments is linted: the injection templates of istio's and
 knative's release bundles, the ` + "`{{ $labels.pod }}`" + ` of kube-prometheus's alerting

@@ -67,6 +67,11 @@ func TestParse(t *testing.T) {
 		// syntax, in keys too: YAML that is read as written.
 		{name: "pipeline expressions", src: "stages:\n- ${{ each env in parameters.envs }}:\n  - stage: deploy_${{ env }}\n", docs: 1},
 		{name: "pipeline expressions beside helm", src: "metadata:\n  {{ .Key }}: ${{ a }}\n", template: "Helm/Go"},
+		// Braces inside a line's text (a Prometheus alert template) do
+		// not make a file that is broken without them a template.
+		{name: "syntax error beside alert templates", src: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  description: Pod {{ $labels.pod }} is down.\n runbook: x\n", errors: []SyntaxError{{Line: 6, Column: 2}}},
+		{name: "helm that parses without its markers", src: "metadata:\n  name: {{ .Name }}\n  labels: {{ include \"l\" . | nindent 4 }}\nspec: {}\n", template: "Helm/Go"},
+		{name: "helm actions on their own lines", src: "metadata:\n  name: a-{{ .Name }}\n {{- if .x }}\n  labels: {}\n{{- end }}\n x\n", template: "Helm/Go"},
 		{name: "scalar and sequence documents", src: "just text\n---\n- a\n- b\n", docs: 2},
 	}
 	for _, tc := range tests {

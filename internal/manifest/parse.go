@@ -76,7 +76,7 @@ func Parse(path string, data []byte, ctx Context) *File {
 			f.Template = "FreeMarker"
 			return f
 		}
-		if _, commented := uncomment(f.Src); braces > commented {
+		if _, commented := uncomment(f.Src); braces > commented && !brokenWithout(f.Src) {
 			f.Template = "Helm/Go"
 			return f
 		}
@@ -577,6 +577,45 @@ func helmTemplate(path string, src []byte, docs []*yaml.Node, braces int) bool {
 		}
 	}
 	return braces > inData+inPlain || inPlain > 0 && inHelmChart(path)
+}
+
+// brokenWithout reports whether src, which does not parse and holds Go
+// template markers, is broken YAML whatever they hold: every marker is
+// inside a line's text (none starts a line, as a template's actions and
+// includes do) and src still does not parse with each `{{ ... }}` made
+// plain text of the same width. A manifest whose values quote a
+// Prometheus alert template ({{ $labels.pod }}) is such a file, when it
+// has a syntax error of its own.
+func brokenWithout(src []byte) bool {
+	plain := slices.Clone(src)
+	for start := 0; start < len(plain); {
+		end := bytes.IndexByte(plain[start:], '\n') + 1
+		if end == 0 {
+			end = len(plain) - start
+		}
+		line := plain[start : start+end]
+		lead := bytes.TrimLeft(line, " \t")
+		lead = bytes.TrimLeft(bytes.TrimPrefix(lead, []byte("- ")), " \t")
+		if bytes.HasPrefix(lead, []byte("{{")) {
+			return false
+		}
+		for i := 0; i+1 < len(line); i++ {
+			if !marker(line, i) {
+				continue
+			}
+			j := bytes.Index(line[i:], []byte("}}"))
+			if j < 0 {
+				return false // an action over several lines
+			}
+			for k := i; k < i+j+2; k++ {
+				line[k] = 'x'
+			}
+			i += j + 1
+		}
+		start += end
+	}
+	_, err := decodeAll(plain)
+	return err != nil
 }
 
 // uncomment is src with the `{{` of its comment lines (`#` first on the
