@@ -821,6 +821,11 @@ func (t *tree) carry(res *render.Result, o *render.Object, fix *analysis.Fix, lo
 		case l.File != loc.File || l.Doc != loc.Doc:
 			return nil, "the edits land in more than one source"
 		}
+		if e.Op == analysis.Delete || e.Op == analysis.Rename {
+			if others := t.renderer.AlsoPatches(res, o, l); len(others) > 0 {
+				return nil, "the patch applies to " + strings.Join(others, ", ") + " too; edit it by hand"
+			}
+		}
 		if e.Op == analysis.Delete && inFlow(t.renderer.SourceDoc(l.File, l.Doc), l.Path) {
 			// The appliers delete no entry of a flow mapping.
 			return nil, "an entry of a flow mapping ({...}); edit it by hand"

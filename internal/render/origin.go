@@ -128,6 +128,38 @@ func (r *Renderer) SourceDoc(file string, doc int) *yaml.Node {
 	return docs[doc]
 }
 
+// AlsoPatches names the objects of res other than o that the patch l
+// found (a FromPatch or FromJSONPatch Location of o) applies to, as
+// kustomize matches them: a patch whose target selects several objects,
+// where an edit made for o changes them too.
+func (r *Renderer) AlsoPatches(res *Result, o *Object, l Location) []string {
+	if l.Source != FromPatch && l.Source != FromJSONPatch {
+		return nil
+	}
+	var out []string
+	walkGraph(res.Root, func(k *Kustomization) {
+		for _, field := range []string{"patches", "patchesStrategicMerge", "patchesJson6902"} {
+			for _, e := range r.patchEntries(k, field) {
+				if e.file != l.File || e.block != l.Block || len(e.docs) == 0 || e.docs[0] == nil {
+					continue
+				}
+				for _, other := range res.Objects {
+					if other == o {
+						continue
+					}
+					origin, _ := r.origins(res, other)
+					b := r.baseDoc(res, other, origin)
+					if e.docs[0].Kind == yaml.SequenceNode && e.target != nil && selects(e, other, b) ||
+						e.docs[0].Kind != yaml.SequenceNode && l.Doc >= 0 && l.Doc < len(e.docs) && patches(e, e.docs[l.Doc], other, b) {
+						out = append(out, other.Label())
+					}
+				}
+			}
+		}
+	})
+	return out
+}
+
 // Locate finds the source of the value at path p of o, a rendered object
 // of res. It looks, in this order (the reverse of kustomize's, so that
 // the last writer wins): the transformers that ran over the object, last
