@@ -255,6 +255,10 @@ var makeNoPods = map[string][]string{
 	"notification.toolkit.fluxcd.io": {"*"},
 	"image.toolkit.fluxcd.io":        {"*"},
 	"rollouts.kruise.io":             {"Rollout", "BatchRelease", "RolloutHistory", "TrafficRouting"},
+	"route.openshift.io":             {"Route"},
+	"image.openshift.io":             {"ImageStream", "ImageStreamTag", "ImageTag"},
+	"security.openshift.io":          {"SecurityContextConstraints"},
+	"build.openshift.io":             {"BuildConfig", "Build"}, // build pods, which no Service selects
 }
 
 // mayMakePods reports an object of a kind shipshape does not know: a

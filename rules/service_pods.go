@@ -40,8 +40,9 @@ and Services whose own application (its kustomize root, or the directory of plai
 manifests) makes no pods in the Service's namespace, or holds there custom
 resources of kinds shipshape does not know (kinds whose controllers make no pods,
 such as KEDA's ScaledObject, cert-manager's, Prometheus monitors and rules, external
-and sealed secrets, Gateway API, Istio and Traefik routes, Flux sources and
-OpenKruise Rollouts, do not count) (or, in any namespace, the
+and sealed secrets, Gateway API, Istio and Traefik routes, Flux sources,
+OpenKruise Rollouts, and OpenShift's routes, image streams, security context
+constraints and builds, do not count) (or, in any namespace, the
 CustomResourceDefinitions of an operator, or a Role or ClusterRole that lets it patch
 pods), which may make pods or label their own at run time (minio's operator labels
 the leader it elects ` + "`operator: leader`" + `), unless a pod template carries the selector but for one entry
