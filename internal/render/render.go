@@ -407,8 +407,11 @@ func (r *Renderer) failedAt(root *Kustomization, msg string) *Problem {
 			if r.Inline || name(r) == "" {
 				continue
 			}
-			if i := strings.Index(msg, "'"+name(r)+"'"); i >= 0 && (best < 0 || i < best) {
-				best, p.Line, p.Column = i, r.Node.Line, r.Node.Column
+			// 'service.yaml', or a patch it cannot parse: [path: "patch.yaml"].
+			for _, quoted := range []string{"'" + name(r) + "'", `[path: "` + name(r) + `"]`} {
+				if i := strings.Index(msg, quoted); i >= 0 && (best < 0 || i < best) {
+					best, p.Line, p.Column = i, r.Node.Line, r.Node.Column
+				}
 			}
 		}
 		if best >= 0 {
