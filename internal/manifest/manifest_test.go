@@ -72,6 +72,10 @@ func TestParse(t *testing.T) {
 		{name: "syntax error beside alert templates", src: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  description: Pod {{ $labels.pod }} is down.\n runbook: x\n", errors: []SyntaxError{{Line: 6, Column: 2}}},
 		{name: "helm that parses without its markers", src: "metadata:\n  name: {{ .Name }}\n  labels: {{ include \"l\" . | nindent 4 }}\nspec: {}\n", template: "Helm/Go"},
 		{name: "helm actions on their own lines", src: "metadata:\n  name: a-{{ .Name }}\n {{- if .x }}\n  labels: {}\n{{- end }}\n x\n", template: "Helm/Go"},
+		// kubectl reads each document alone: an anchor does not reach
+		// the next (yaml.v3's stream decoder keeps it).
+		{name: "alias across documents", src: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels: &l {app: web}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  labels: *l\n", docs: 2, objects: []string{"ConfigMap/a"}, errors: []SyntaxError{{Line: 11, Column: 11}}, firstLine: 1},
+		{name: "alias within its document", src: "a: 1\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  labels: &l {app: web}\n  annotations: *l\n", docs: 2, objects: []string{"ConfigMap/b"}, firstLine: 3},
 		{name: "scalar and sequence documents", src: "just text\n---\n- a\n- b\n", docs: 2},
 	}
 	for _, tc := range tests {

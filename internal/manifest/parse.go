@@ -85,6 +85,9 @@ func Parse(path string, data []byte, ctx Context) *File {
 		// document so that the others are still linted.
 		docs = f.parseChunks()
 	}
+	if len(docs) > 1 && bytes.IndexByte(f.Src, '&') >= 0 && bytes.IndexByte(f.Src, '*') >= 0 {
+		f.crossAliases(docs)
+	}
 	if braces > 0 && helmTemplate(path, f.Src, docs, braces) {
 		f.Template = "Helm/Go"
 		return f
@@ -322,6 +325,39 @@ func (f *File) parseChunks() []*yaml.Node {
 		line += bytes.Count(chunk, []byte("\n"))
 	}
 	return docs
+}
+
+// crossAliases drops the documents with an alias to an anchor of an
+// earlier document, recording the error kubectl and kustomize give:
+// they read each document alone, while yaml.v3's stream decoder keeps
+// the anchors it has seen.
+func (f *File) crossAliases(docs []*yaml.Node) {
+	for i, doc := range docs {
+		own := map[*yaml.Node]bool{}
+		var bad *yaml.Node
+		var walk func(n *yaml.Node)
+		walk = func(n *yaml.Node) {
+			if n == nil || bad != nil {
+				return
+			}
+			if n.Anchor != "" {
+				own[n] = true
+			}
+			if n.Kind == yaml.AliasNode && !own[n.Alias] {
+				bad = n
+				return
+			}
+			for _, c := range n.Content {
+				walk(c)
+			}
+		}
+		walk(doc)
+		if bad != nil {
+			f.Errors = append(f.Errors, SyntaxError{Line: bad.Line, Column: bad.Column,
+				Message: fmt.Sprintf("unknown anchor '%s' referenced: an anchor does not reach into the next document (kubectl and kustomize reject the file)", bad.Value)})
+			docs[i] = nil
+		}
+	}
 }
 
 func shiftLines(n *yaml.Node, by int) {
