@@ -52,8 +52,9 @@ the value its anchor names: ` + "`*port`" + ` after ` + "`&port 8080`" + ` is th
 anchor stands, and is reported at the alias.
 
 In a kustomize tree each file is judged as kustomize reads it: a base with YAML 1.2
-(` + "`yes`" + ` stays a string, ` + "`1.10`" + ` is the number 1.1), except an object's own
-annotations, which kustomize writes back as the text read (` + "`1.10`" + ` stays "1.10"). A
+(` + "`yes`" + ` stays a string, ` + "`1.10`" + ` is the number 1.1, and a date ` + "`2024-01-01`" + `, which
+kubectl keeps as written, a timestamp written back as "2024-01-01T00:00:00Z"), except an
+object's own annotations, which kustomize writes back as the text read (` + "`1.10`" + ` stays "1.10"). A
 value kustomize keeps is reported in a base as a warning (it is wrong only where the
 file is applied as written). A strategic-merge patch file is judged where kustomize
 merges it, in the rendered object (a quoted value in the base keeps a plain ` + "`true`" + `
@@ -284,7 +285,11 @@ func (w *scalarChecker) plain(c *schemawalk.Cursor, n *yaml.Node, inCollection, 
 		w.use(n)
 	}
 	v, ok := yaml11.Resolve(n.Value)
-	if !ok || !changes(n.Value, v, inCollection, isKey) {
+	if !ok {
+		w.timestamp(c, n, isKey)
+		return
+	}
+	if !changes(n.Value, v, inCollection, isKey) {
 		return
 	}
 	if v.Kind == yaml11.Null && (strings.EqualFold(n.Value, "null") || n.Value == "~" || w.p.Object.Partial) {
@@ -389,6 +394,23 @@ func (w *scalarChecker) plain(c *schemawalk.Cursor, n *yaml.Node, inCollection, 
 		unfixed: readAs(lead, v, n.Value, isKey,
 			remedy+" (not fixed automatically: quoting &"+n.Anchor+" changes every *"+n.Anchor+" too)"),
 	})
+}
+
+// timestamp reports a date kubectl keeps as text but kustomize, which
+// reads this file, rewrites (2024-01-01 becomes "2024-01-01T00:00:00Z": a
+// label value the API rejects, a changed setting).
+func (w *scalarChecker) timestamp(c *schemawalk.Cursor, n *yaml.Node, isKey bool) {
+	obj := w.p.Object
+	if isKey || obj.Partial || obj.IsKustomization() || obj.Kustomize == nil && !obj.Unrendered || keepsText(c) {
+		return
+	}
+	kv, changed := yaml11.Kustomize(n.Value)
+	if !changed || kv.Kind != yaml11.String {
+		return
+	}
+	w.p.Report(n, pathOf(c), w.p.Quote(n, "quote the value"),
+		"unquoted value %s is rendered by kustomize as the timestamp %s, not the string %s: quote it (%s)",
+		n.Value, strconv.Quote(kv.Text), strconv.Quote(n.Value), strconv.Quote(n.Value))
 }
 
 // keepsText reports whether c is an annotation of the object itself (its

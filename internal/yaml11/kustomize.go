@@ -3,6 +3,7 @@ package yaml11
 import (
 	"encoding/json"
 	"math"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -12,7 +13,8 @@ import (
 // kustomize decodes with yaml.v3 (kyaml), whose YAML 1.2 core schema keeps
 // `yes`, `on`, `y` and `12:30` as strings (and quotes them on output) but
 // still makes numbers of `1.10` (1.1), `0755` (493, octal) and `0x1F`, a
-// boolean of `true` and null of `~`. It returns ok=false for a scalar that
+// boolean of `true`, null of `~` and a time of `2024-01-01`, which it
+// writes back as "2024-01-01T00:00:00Z". It returns ok=false for a scalar that
 // stays a string. integration/kustomize_test.go holds the claims to the
 // kustomize binary.
 func Kustomize(s string) (v Value, ok bool) {
@@ -49,6 +51,12 @@ func Kustomize(s string) (v Value, ok bool) {
 		}
 		b, _ := json.Marshal(t)
 		return Value{Kind: Float, Text: string(b)}, true
+	case time.Time:
+		// A timestamp (2024-01-01): kustomize writes the time back as
+		// JSON does, 2024-01-01T00:00:00Z.
+		if text := t.Format(time.RFC3339Nano); text != s {
+			return Value{Kind: String, Text: text}, true
+		}
 	}
 	return Value{}, false
 }
