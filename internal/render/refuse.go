@@ -380,11 +380,14 @@ func TemplateBases(g *Graph, roots []*Kustomization) []*Kustomization {
 func UnrenderedBases(results []*Result) []*Kustomization {
 	var failed, rendered []*Kustomization
 	for _, res := range results {
-		if res.Problem != nil && !res.Problem.Template {
-			failed = append(failed, res.Root)
-		} else {
+		switch {
+		case res.Problem == nil:
 			rendered = append(rendered, res.Root)
+		case !res.Problem.Template:
+			failed = append(failed, res.Root)
 		}
+		// A template root renders nothing of its bases either:
+		// TemplateBases left to the others those that they reach.
 	}
 	return basesOf(failed, rendered)
 }
