@@ -58,7 +58,9 @@ repository holds (kubeadm's static control-plane pods, kube-proxy, DNS), and
 kube-prometheus's ` + "`component: kube-scheduler`" + ` discovery Services select those; one
 that shares a label with a template (` + "`app: metrics-server`" + ` and a stray
 ` + "`active: \"yes\"`" + `) is still reported. The pod templates themselves are
-searched across the whole repository. The finding points at a
+searched across the whole repository, except another application's copy of a
+controller the Service's own application has (Deployment/web of a sibling overlay,
+which is not applied with it). The finding points at a
 selector entry that no template carries and names the template that comes
 closest (lacking the fewest entries, those it carries one typing slip away first), or the controller that carries the selector in its own
 ` + "`metadata.labels`" + ` (which its pods do not get) when the Service was written against
@@ -269,7 +271,7 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 			// own at run time, but not under a near-miss of the labels
 			// of the templates written (a cert-manager Certificate in a
 			// kubebuilder bundle hides no typo).
-			if ix.carried(s.svc.selector) || (operator[p.Application(i)] || unknown[app]) && !ix.misspelt(s.svc.selector) {
+			if ix.carried(s.svc.selector, p.Application(i)) || (operator[p.Application(i)] || unknown[app]) && !ix.misspelt(s.svc.selector) {
 				continue
 			}
 			if f, ok := noPodsFinding(s.ns, s.svc, ix, p.Application(i)); ok {
@@ -286,17 +288,19 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 type podIndex struct {
 	all     []*pods
 	app     map[*pods]string      // the application of each
+	owners  map[string]bool       // application and owner ("app\x00Deployment/web")
 	byLabel map[[2]string][]*pods // fixed labels: key, value
 	byKey   map[string][]*pods    // labels with a value per pod, or one of a set
 }
 
 func newPodIndex() *podIndex {
-	return &podIndex{app: map[*pods]string{}, byLabel: map[[2]string][]*pods{}, byKey: map[string][]*pods{}}
+	return &podIndex{app: map[*pods]string{}, owners: map[string]bool{}, byLabel: map[[2]string][]*pods{}, byKey: map[string][]*pods{}}
 }
 
 func (ix *podIndex) add(p *pods, app string) {
 	ix.all = append(ix.all, p)
 	ix.app[p] = app
+	ix.owners[app+"\x00"+p.owner] = true
 	for k, v := range p.fixed {
 		if placeholder(v) {
 			ix.byKey[k] = append(ix.byKey[k], p) // any value, see has
@@ -328,7 +332,7 @@ func (ix *podIndex) anyHas(k, v string) bool {
 // carried reports whether some template carries every entry of sel. A
 // template that carries k=v has it fixed, or has k with a value per pod:
 // those of the entry with the fewest such templates are tried.
-func (ix *podIndex) carried(sel map[string]string) bool {
+func (ix *podIndex) carried(sel map[string]string, app string) bool {
 	var fixed, other []*pods
 	first := true
 	for k, v := range sel {
@@ -339,12 +343,20 @@ func (ix *podIndex) carried(sel map[string]string) bool {
 	}
 	for _, list := range [][]*pods{fixed, other} {
 		for _, t := range list {
-			if t.carries(sel) {
+			if t.carries(sel) && !ix.copyElsewhere(t, app) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// copyElsewhere reports whether t is another application's copy of a
+// controller app has too (Deployment/web of overlays/dev, for a Service
+// of overlays/ha): app is applied with its own copy, which may carry
+// other labels.
+func (ix *podIndex) copyElsewhere(t *pods, app string) bool {
+	return ix.app[t] != app && ix.owners[app+"\x00"+t.owner]
 }
 
 // misspelt reports whether a template carries all of sel but one entry,
@@ -430,7 +442,7 @@ func oneSlip(a, b string) bool {
 // noPodsFinding returns the finding for a Service none of the templates
 // of its namespace carries all of whose selector, at the entry to blame.
 func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app string) (analysis.Finding, bool) {
-	if ix.carried(svc.selector) {
+	if ix.carried(svc.selector, app) {
 		return analysis.Finding{}, false
 	}
 	// The closest template lacks the fewest entries, those it has one
@@ -441,6 +453,9 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app string) (
 	var closest *pods
 	fewest, slip, mine := 0, false, false
 	for _, c := range ix.all {
+		if ix.copyElsewhere(c, app) {
+			continue
+		}
 		n := c.lacking(svc.selector)
 		if closest != nil && n > fewest {
 			continue
@@ -454,7 +469,7 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app string) (
 	// not in its template's, is the one meant: name it.
 	var ownOnly []string
 	for _, c := range ix.all {
-		if c.own == "" {
+		if c.own == "" || ix.copyElsewhere(c, app) {
 			continue
 		}
 		var only []string

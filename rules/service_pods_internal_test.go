@@ -48,7 +48,7 @@ func TestPodIndex(t *testing.T) {
 				sel[e2[0]] = e2[1]
 			}
 			want := slices.ContainsFunc(templates, func(p *pods) bool { return p.carries(sel) })
-			if got := ix.carried(sel); got != want {
+			if got := ix.carried(sel, ""); got != want {
 				t.Errorf("carried(%v) = %v, want %v", sel, got, want)
 			}
 			if want {
