@@ -719,7 +719,7 @@ func (e *Engine) place(t *tree, files map[string]*FileResult, f analysis.Finding
 	if f.Fix != nil && loc.Source != render.FromRendered {
 		fix, why := t.carry(res, o, f.Fix, loc)
 		if fix == nil {
-			f.Message += " (not fixable here: " + why + ")"
+			f.Message += " (not fixable here: " + t.relPaths(why) + ")"
 		}
 		f.Fix = fix
 	}
@@ -737,7 +737,7 @@ func (e *Engine) record(t *tree, files map[string]*FileResult, f analysis.Findin
 	f.Roots = []string{root}
 	if loc.Source == render.FromRendered {
 		f.Line, f.Column, f.Doc, f.Item = 1, 1, -1, -1
-		f.Message += " (in what kustomize renders from " + root + ": " + loc.Why + ")"
+		f.Message += " (in what kustomize renders from " + root + ": " + t.relPaths(loc.Why) + ")"
 		f.Fix = nil // loc.File is the root's kustomization
 	} else {
 		f.Line, f.Column, f.Doc, f.Item = loc.Line, loc.Column, loc.Doc, -1
