@@ -354,6 +354,9 @@ func (w *scalarChecker) plain(c *schemawalk.Cursor, n *yaml.Node, inCollection, 
 		// or would, were it not remote): say what kustomize does with it.
 		if kv, changed := yaml11.Kustomize(n.Value); changed && !keepsText(c) {
 			message = readAs(what+" is rendered by kustomize as ", kv, n.Value, isKey, remedy)
+			if kv.Kind == yaml11.Float && (kv.Text == "+Inf" || kv.Text == "-Inf" || kv.Text == "NaN") {
+				message = fmt.Sprintf("%s is read by kustomize as %s, which JSON cannot hold: kustomize build fails: %s", what, kv.Describe(), remedy)
+			}
 		} else {
 			if obj.Partial {
 				// What looks like a patch is never applied as written,

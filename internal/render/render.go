@@ -285,7 +285,51 @@ func (r *Renderer) Render(root *Kustomization) *Result {
 	for i, rs := range m.Resources() {
 		res.Objects = append(res.Objects, newObject(i, rs))
 	}
+	// kustomize build writes the objects through JSON, which has no
+	// infinities or NaN: a value kustomize read as one (.inf) fails it.
+	for _, o := range res.Objects {
+		if p, v := nonFinite(o.Node, nil); p != nil {
+			l := r.Locate(res, o, p)
+			res.Objects, res.Problem = nil, &Problem{File: l.File, Line: l.Line, Column: l.Column,
+				Message: fmt.Sprintf("json: unsupported value: %s (kustomize cannot write %s: JSON has no infinities or NaN)", v, o.Label())}
+			if l.Source == FromRendered {
+				res.Problem.File, res.Problem.Line, res.Problem.Column = root.File, 1, 1
+			}
+			break
+		}
+	}
 	return res
+}
+
+// nonFinite is the path below n (at p) of the first float that is an
+// infinity or NaN, and how JSON would name it; nil when there is none.
+func nonFinite(n *yaml.Node, p Path) (Path, string) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.ShortTag() == "!!float" {
+			switch strings.ToLower(strings.TrimPrefix(n.Value, "+")) {
+			case ".inf":
+				return p, "+Inf"
+			case "-.inf":
+				return p, "-Inf"
+			case ".nan":
+				return p, "NaN"
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if q, v := nonFinite(n.Content[i+1], p.Key(n.Content[i].Value)); q != nil {
+				return q, v
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if q, v := nonFinite(c, p.Idx(i)); q != nil {
+				return q, v
+			}
+		}
+	}
+	return nil, ""
 }
 
 // Trace fills the Origin and Transformations of res's objects, once: it
