@@ -1,10 +1,12 @@
 package rules
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/api/validate/content"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
@@ -22,7 +24,8 @@ decoding error: unknown field"). With validation off, the field is silently drop
 so the setting in git never takes effect. Field names are case-sensitive.
 
 shipshape knows every field of every built-in kind from the Kubernetes API types
-(k8s.io/api v0.37) and names the closest valid field. Objects of older API versions
+(k8s.io/api v0.37) and names the closest valid field (or, for a label key written
+directly under metadata, the missing ` + "`labels:`" + ` line). Objects of older API versions
 (` + "`extensions/v1beta1`" + `, ` + "`apps/v1beta2`" + `, ...) are checked against their own types; fields
 Kubernetes has since removed say when. Custom resources are not checked (their schema
 is not known to shipshape), nor are the keys of free-form maps such as labels. A
@@ -130,9 +133,12 @@ func (w *fieldChecker) unknown(c *schemawalk.Cursor, k *yaml.Node) {
 	}
 	msg += " in " + where + " (" + why + ")"
 	fields := t.FieldNames()
-	switch s, ok := closestField(name, fields, !schema.IsFieldName(name)); {
+	s, ok := closestField(name, fields, !schema.IsFieldName(name))
+	switch {
 	case isRemoved:
 		msg += ": remove it"
+	case metaLabel(fields, c.Node, k) && (strings.Contains(name, "/") || !ok):
+		msg += ": a label written one level too high? indent it under labels: (or annotations:)"
 	case ok:
 		msg += ": did you mean " + strconv.Quote(s) + "?"
 	case len(fields) <= 16:
@@ -141,6 +147,21 @@ func (w *fieldChecker) unknown(c *schemawalk.Cursor, k *yaml.Node) {
 		msg += ": see kubectl explain " + explainPath(obj.Kind, c.Path)
 	}
 	w.p.Report(k, full, nil, "%s", msg)
+}
+
+// metaLabel reports whether k, a key of the object metadata m, looks like
+// a label (a valid label key with a string value) whose labels: line is
+// missing.
+func metaLabel(fields []string, m, k *yaml.Node) bool {
+	if !slices.Contains(fields, "labels") || !slices.Contains(fields, "annotations") || len(content.IsLabelKey(k.Value)) > 0 {
+		return false
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i] == k {
+			return m.Content[i+1].Kind == yaml.ScalarNode
+		}
+	}
+	return false
 }
 
 // belowMap reports whether c is inside a free-form map, where kubectl
