@@ -472,6 +472,24 @@ func (r *Renderer) kindPatched(root *Kustomization, o *Object) (Location, bool) 
 			l.Why = fmt.Sprintf("this JSON-patch op turns %s into a %s: its fields come from the %s, which stays one where no such patch applies", from, o.Kind, from)
 			return true
 		})
+		// A strategic-merge patch of another kind than its target's
+		// (options.allowKindChange): at its kind.
+		for _, e := range r.patchEntries(k, "patches") {
+			if found || e.target == nil || e.target.Kind == "" || e.target.Kind == o.Kind {
+				continue
+			}
+			for d, doc := range e.docs {
+				if doc == nil || doc.Kind != yaml.MappingNode || scalarOf(doc, "kind") != o.Kind {
+					continue
+				}
+				key, val := manifest.MapEntry(doc, "kind")
+				l = at(FromPatch, e.file, key, val)
+				l.Doc, l.Path, l.Block, l.BlockPath = d, Path{{Key: "kind"}}, e.block, e.blockPath
+				l.Why = fmt.Sprintf("this patch turns %s into a %s (allowKindChange): its fields come from the %s, which stays one where no such patch applies", e.target.Kind, o.Kind, e.target.Kind)
+				found = true
+				break
+			}
+		}
 	})
 	return l, found
 }
