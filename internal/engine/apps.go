@@ -690,8 +690,10 @@ func (e *Engine) place(t *tree, files map[string]*FileResult, f analysis.Finding
 		}
 	}
 	// A value an overlay changed is the cause; the base it contradicts is
-	// not (a template relabelled under a base selector).
-	if loc.Source == render.FromBase {
+	// not (a template relabelled under a base selector), nor is a patch
+	// that restates the base's value (minio's dev overlay repeats the
+	// selector).
+	if loc.Source == render.FromBase || loc.Source == render.FromPatch && t.restates(res, o, f.Field, loc) {
 		for _, rp := range f.Related {
 			if p, err := render.ParsePath(rp); err == nil {
 				if l := t.renderer.Locate(res, o, p); l.Source == render.FromPatch || l.Source == render.FromJSONPatch || l.Source == render.FromKustomization {
@@ -724,6 +726,17 @@ func (e *Engine) place(t *tree, files map[string]*FileResult, f analysis.Finding
 		f.Fix = fix
 	}
 	e.record(t, files, f, loc, root)
+}
+
+// restates reports whether the patch at loc sets field to the scalar its
+// base already has.
+func (t *tree) restates(res *render.Result, o *render.Object, field string, loc render.Location) bool {
+	p, err := render.ParsePath(field)
+	if err != nil || loc.Value == nil || loc.Value.Kind != yaml.ScalarNode {
+		return false
+	}
+	bl, ok := t.renderer.BaseSets(res, o, p)
+	return ok && bl.Value != nil && bl.Value.Kind == yaml.ScalarNode && bl.Value.Value == loc.Value.Value
 }
 
 // deletesField reports whether f's fix is removing the field it is about.
