@@ -376,6 +376,18 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		}
 		res.context = append(res.context, done.judged[i])
 	}
+	// A Flux Kustomization whose spec.components Flux cannot build with.
+	if len(roots) > 0 {
+		for _, a := range flux() {
+			if p := a.Problem; p != nil && e.Enabled(RenderErrorID) {
+				if fr := t.fileFor(files, p.File); fr != nil {
+					f := e.fileFinding(fr.Input.Path, RenderErrorID, t.relPaths(p.Message))
+					f.Line, f.Column = p.Line, p.Column
+					fr.Findings = append(fr.Findings, f)
+				}
+			}
+		}
+	}
 	// The files of an application that were not named come last. What
 	// was placed so far stays through Finish, as each file's own.
 	res.Files = append(res.Files, t.extra...)

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -31,6 +32,9 @@ type FluxApply struct {
 	// Kustomizations that apply the root disagree.
 	namespace string
 	bad       bool
+	// Problem is a spec.components entry Flux's build fails on, in the
+	// Flux Kustomization's file.
+	Problem *Problem
 }
 
 // MentionsFlux reports whether data may hold a Flux Kustomization: the
@@ -129,7 +133,13 @@ func (g *Graph) fluxApplies(file string, doc *yaml.Node) ([]*Kustomization, *Flu
 			continue
 		}
 		if c == nil || c.Kind != "Component" {
-			return roots, &FluxApply{bad: true} // kustomize fails on it as Flux builds it
+			// kustomize fails on it as Flux builds it.
+			what := "names no directory with a kustomization"
+			if c != nil {
+				what = "names a " + c.Kind + ", not a Component"
+			}
+			return roots, &FluxApply{bad: true, Problem: &Problem{File: file, Line: n.Line, Column: n.Column, Entry: name,
+				Message: fmt.Sprintf("spec.components entry %q %s: Flux cannot build %s with it (its files are judged as kustomize builds them without it)", name, what, root.Dir)}}
 		}
 		a.names, a.comps = append(a.names, name), append(a.comps, c)
 	}
