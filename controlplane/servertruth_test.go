@@ -483,6 +483,8 @@ func atField(msg string, f finding) string {
 		return "value"
 	case strings.Contains(f.Message, "base64") && strings.Contains(msg, "illegal base64 data"):
 		return "value"
+	case strings.Contains(f.Message, "which JSON cannot hold") && strings.Contains(msg, "json: unsupported value"):
+		return "value" // kubectl, like kustomize, cannot write .inf as JSON
 	}
 	return ""
 }
