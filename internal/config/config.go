@@ -149,8 +149,11 @@ func (c *Config) excluded(file string, wd *manifest.WorkDir) bool {
 	}
 	rel := file
 	if c.Dir != "" {
-		if abs, err := wd.Abs(file); err == nil {
-			if r, err := filepath.Rel(c.Dir, abs); err == nil && !strings.HasPrefix(r, "..") {
+		// Both absolute: a config named by a relative path (-c
+		// apps/.shipshape.yaml) has a relative Dir.
+		dir, errDir := wd.Abs(c.Dir)
+		if abs, err := wd.Abs(file); err == nil && errDir == nil {
+			if r, err := filepath.Rel(dir, abs); err == nil && !strings.HasPrefix(r, "..") {
 				rel = r
 			}
 		}

@@ -56,6 +56,13 @@ func TestExcluder(t *testing.T) {
 			t.Errorf("excluded(%q) = %v, want %v", tc.file, got, tc.want)
 		}
 	}
+	// A config named by a relative path (-c repo/.shipshape.yaml).
+	rel := (&Config{Dir: "repo", Exclude: []string{"charts/**"}}).Excluder()
+	for _, f := range []string{"repo/charts/a.yaml", filepath.Join(dir, "repo/charts/a.yaml")} {
+		if !rel(f) {
+			t.Errorf("with Dir repo, excluded(%q) = false, want true", f)
+		}
+	}
 	if (&Config{}).Excluder()("charts/a.yaml") {
 		t.Error("a config without exclude globs excluded a file")
 	}

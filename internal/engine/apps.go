@@ -39,6 +39,9 @@ const (
 
 // tree is what rendering found, for one run.
 type tree struct {
+	// excluded: a file the config's exclude globs name gets no finding,
+	// and a root whose kustomization they name is not rendered.
+	excluded func(file string) bool
 	graph    *render.Graph
 	renderer *render.Renderer
 	results  []*render.Result
@@ -125,6 +128,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	named := namedPaths(paths)
 	t := &tree{graph: g, renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, judged: map[string]*FileResult{}, reached: map[string][]string{}, whole: map[string]bool{}, keepSource: e.KeepSource}
 	t.renderer.LoadRestrictionsNone = e.cfg.LoadRestrictor == "LoadRestrictionsNone"
+	t.excluded = e.cfg.Excluder()
 	for _, n := range named {
 		if abs, err := filepath.Abs(n); err == nil {
 			t.named = append(t.named, t.nameDir(n, abs))
@@ -144,6 +148,9 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	// and its files are judged as kustomize reads them, not rendered.
 	var roots, components []*render.Kustomization
 	for _, r := range g.Roots {
+		if t.excluded(r.File) {
+			continue
+		}
 		if r.Kind != "Component" {
 			roots = append(roots, r)
 		} else {
@@ -231,7 +238,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	})
 	var more []string
 	for f := range t.reached {
-		if !have[f] && manifest.IsYAMLName(f) && filepath.Base(f) != "Kustomization" {
+		if !have[f] && manifest.IsYAMLName(f) && filepath.Base(f) != "Kustomization" && !t.excluded(f) {
 			more = append(more, f)
 		}
 	}
@@ -558,6 +565,9 @@ func (t *tree) fileFor(files map[string]*FileResult, abs string) *FileResult {
 			return nil
 		}
 		return fr
+	}
+	if t.excluded(abs) {
+		return nil
 	}
 	fr := &FileResult{Input: manifest.Input{Path: t.show(abs)}}
 	if t.keepSource { // fix edits it too
