@@ -570,8 +570,9 @@ func (t *tree) fileFor(files map[string]*FileResult, abs string) *FileResult {
 		return nil
 	}
 	fr := &FileResult{Input: manifest.Input{Path: t.show(abs)}}
-	if t.keepSource { // fix edits it too
-		if data, err := os.ReadFile(abs); err == nil {
+	if data, err := os.ReadFile(abs); err == nil {
+		fr.ignores = scanIgnores(data)
+		if t.keepSource { // fix edits it too
 			f := manifest.Parse(fr.Input.Path, data, t.readsAs(abs))
 			fr.File = &manifest.File{Path: f.Path, Src: f.Src, BOM: f.BOM, Docs: f.Docs, Context: f.Context}
 		}
