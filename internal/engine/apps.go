@@ -262,6 +262,34 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		}
 	}
 	order = append(order, last...)
+	// Without fix, each root's objects are judged as soon as it renders,
+	// and then keep only what placing their findings needs: a tree of
+	// many roots over a large CRD bundle (kserve's) is not held whole,
+	// root after root.
+	var early sync.Map // *render.Result -> *FileResult
+	if !e.KeepSource {
+		t.renderer.Rendered = func(res *render.Result) {
+			fr := e.judgeRendered(t.renderer, res)
+			early.Store(res, fr)
+			keep := map[int]bool{}
+			for _, f := range fr.own {
+				keep[f.Doc] = true
+			}
+			for _, s := range fr.summaries {
+				// A CustomResourceDefinition's summary only says that an
+				// operator comes with the application: no finding is
+				// placed at it, and it is most of a bundle's bytes.
+				if o := res.Objects[s.obj.doc]; o.Kind != "CustomResourceDefinition" {
+					keep[s.obj.doc] = true
+				}
+			}
+			for i, o := range res.Objects {
+				if !keep[i] {
+					o.Node = render.Skeleton(o.Node)
+				}
+			}
+		}
+	}
 	rendered := make(chan struct{}) // closed when t.reached holds only roots that rendered
 	renders := make(chan rendering, 1)
 	go func() {
@@ -290,7 +318,11 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		judged := make([]*FileResult, len(results))
 		e.parallel(len(results), func(i int) {
 			if results[i].Problem == nil {
-				judged[i] = e.judgeRendered(t.renderer, results[i])
+				if fr, ok := early.Load(results[i]); ok {
+					judged[i] = fr.(*FileResult)
+				} else {
+					judged[i] = e.judgeRendered(t.renderer, results[i])
+				}
 				if t.alone[results[i].Root] {
 					// What the root that lists it adds is not known:
 					// its application is not read whole.

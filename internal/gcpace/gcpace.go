@@ -78,11 +78,27 @@ func Raise(r float64) (restore func(), ok bool) {
 	}, true
 }
 
+// raiseCap bounds the heap a Raise paces for: over a tree of large CRD
+// bundles (kserve's 11 MB, its roots rendered two at a time) the live
+// heap reaches 400 MB, and five times that is more memory than a CI
+// runner has, for a few percent of CPU.
+const raiseCap = 512 << 20
+
+// Raised is the ratio in force when Raise asked for r over a base ratio
+// and the live heap is live bytes: r while r times live fits in
+// raiseCap, then what fits, never under base.
+func Raised(base, r float64, live uint64) float64 {
+	if live == 0 || r*float64(live) <= raiseCap {
+		return r
+	}
+	return max(base, raiseCap/float64(live))
+}
+
 // apply sets the pace for the last live heap seen; mu is held. It sets
 // only what changed: turning GOGC off waits for a collection under way
 // to finish.
 func apply() {
-	percent, limit := Pace(budget, ratio, live)
+	percent, limit := Pace(budget, Raised(base, ratio, live), live)
 	if set == [2]int64{int64(percent), limit} {
 		return
 	}

@@ -98,3 +98,21 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 		}
 	}
 }
+
+func TestRaised(t *testing.T) {
+	for _, tc := range []struct {
+		base, r float64
+		live    uint64
+		want    float64
+	}{
+		{3, 5, 0, 5},
+		{3, 5, 50 << 20, 5},  // 250 MB: under the cap
+		{3, 5, 128 << 20, 4}, // 640 MB would pass it: 512/128
+		{3, 5, 400 << 20, 3}, // never under the base ratio
+		{3, 3, 400 << 20, 3}, // not raised
+	} {
+		if got := Raised(tc.base, tc.r, tc.live); got != tc.want {
+			t.Errorf("Raised(%v, %v, %d MB) = %v, want %v", tc.base, tc.r, tc.live>>20, got, tc.want)
+		}
+	}
+}

@@ -113,6 +113,11 @@ type Renderer struct {
 	// collector (the shipshape command), it is the ratio gcpace paces by
 	// past its budget (1+GCPercent/100) that is raised.
 	GCPercent int
+	// Rendered, when set, is called with each result Render returns that
+	// has no Problem, from the goroutine that rendered it, before
+	// RenderAll has rendered the others: a caller that judges a root's
+	// objects at once need not hold every root's at the same time.
+	Rendered func(*Result)
 	// LoadRestrictionsNone renders as `kustomize build --load-restrictor
 	// LoadRestrictionsNone` (and Flux) do: a kustomization may list files
 	// outside its directory. Unset, LoadRestrictionsRootOnly refuses them.
@@ -295,10 +300,32 @@ func (r *Renderer) Render(root *Kustomization) *Result {
 			if l.Source == FromRendered {
 				res.Problem.File, res.Problem.Line, res.Problem.Column = root.File, 1, 1
 			}
-			break
+			return res
 		}
 	}
+	if r.Rendered != nil {
+		r.Rendered(res)
+	}
 	return res
+}
+
+// Skeleton is what the rendered object n keeps once its root is judged
+// and no finding of it is left to place: its apiVersion, kind and
+// metadata (which patch targets select by), without the rest (a CRD's
+// schema is most of a bundle's bytes).
+func Skeleton(n *yaml.Node) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return n
+	}
+	out := *n
+	out.Content = nil
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		switch n.Content[i].Value {
+		case "apiVersion", "kind", "metadata":
+			out.Content = append(out.Content, n.Content[i], n.Content[i+1])
+		}
+	}
+	return &out
 }
 
 // nonFinite is the path below n (at p) of the first float that is an
