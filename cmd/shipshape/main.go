@@ -37,23 +37,11 @@ PATH is a file, a directory (searched for *.yaml and *.yml) or - for stdin;
 the default is the current directory. Run "shipshape COMMAND --help" for flags.
 `
 
-// The garbage collector is paced by a heap budget (see internal/gcpace)
-// unless GOGC or GOMEMLIMIT says otherwise: it collects when gcBudget
-// bytes are used, as long as the live heap is under a third of that, and
-// at GOGC=200 (gcRatio times the live heap) after. Over the shared corpus
-// it then collects once, where GOGC=200 collected seven times: a
-// seventh off the wall time of lint (scripts/bench), for a peak RSS of
-// about 130 MB instead of 85.
-const (
-	gcBudget = 118 << 20
-	gcRatio  = 3
-)
-
 func main() {
 	_, gogc := os.LookupEnv("GOGC")
 	_, limit := os.LookupEnv("GOMEMLIMIT")
 	if !gogc && !limit {
-		gcpace.Start(gcBudget, gcRatio)
+		gcpace.Start(gcpace.Budget, gcpace.Ratio)
 	}
 	// Called by another name (a copy or symlink): see plugin.go.
 	switch argv0Command(os.Args[0]) {
