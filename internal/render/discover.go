@@ -86,6 +86,9 @@ type Kustomization struct {
 	// Kind is "Kustomization" or "Component".
 	Kind string
 	Refs []*Ref
+	// Flux is the spec.patches a Flux Kustomization adds to this root's
+	// patches (see AddFluxSettings), or nil.
+	Flux *FluxPatches
 }
 
 // listsNothing reports whether k lists no resource, base, component or

@@ -31,10 +31,33 @@ type FluxApply struct {
 	// kustomization's namespace; "" when none is set, or when two
 	// Kustomizations that apply the root disagree.
 	namespace string
-	bad       bool
+	// patches is spec.patches, which Flux appends to the kustomization's
+	// patches; nil when none is set, when two Kustomizations that apply
+	// the root disagree, or when Flux generates the kustomization.
+	patches *FluxPatches
+	bad     bool
 	// Problem is a spec.components entry Flux's build fails on, in the
 	// Flux Kustomization's file.
 	Problem *Problem
+}
+
+// FluxPatches is the spec.patches list of a Flux Kustomization: where it
+// is written, for the findings its patches cause.
+type FluxPatches struct {
+	File string
+	Src  []byte // the file's bytes: List's positions refer to them
+	Doc  int    // the document of File that holds List
+	List *yaml.Node
+}
+
+// same reports whether p and q are the same list of patches.
+func (p *FluxPatches) same(q *FluxPatches) bool {
+	if p == nil || q == nil {
+		return p == q
+	}
+	a, errA := yaml.Marshal(p.List)
+	b, errB := yaml.Marshal(q.List)
+	return errA == nil && errB == nil && bytes.Equal(a, b)
 }
 
 // MentionsFlux reports whether data may hold a Flux Kustomization: the
@@ -49,14 +72,20 @@ func (g *Graph) FluxApplies(files map[string][]byte) map[*Kustomization]*FluxApp
 	out := map[*Kustomization]*FluxApply{}
 	for _, f := range slices.Sorted(maps.Keys(files)) {
 		docs, _ := manifest.DocumentRoots(files[f])
-		for _, doc := range docs {
+		for di, doc := range docs {
 			roots, a := g.fluxApplies(f, doc)
+			if a != nil && a.patches != nil {
+				a.patches.Src, a.patches.Doc = files[f], di
+			}
 			for _, root := range roots {
 				a := *a
 				if prev := out[root]; prev != nil {
 					a.bad = a.bad || prev.bad || !slices.Equal(prev.names, a.names)
 					if prev.namespace != a.namespace {
 						a.namespace = ""
+					}
+					if !prev.patches.same(a.patches) {
+						a.patches = nil
 					}
 				}
 				out[root] = &a
@@ -67,7 +96,8 @@ func (g *Graph) FluxApplies(files map[string][]byte) map[*Kustomization]*FluxApp
 }
 
 // AddFluxSettings adds to the roots that Flux applies the Components its
-// Kustomizations name in spec.components, and their targetNamespace.
+// Kustomizations name in spec.components, their targetNamespace and their
+// spec.patches (Root.Flux then says where those are written).
 // Flux's kustomize generator writes them into the directory's
 // kustomization before it builds (see fluxcd/pkg kustomize.Generator), so
 // a root whose patch targets a Component's object builds only with them,
@@ -78,14 +108,15 @@ func (g *Graph) FluxApplies(files map[string][]byte) map[*Kustomization]*FluxApp
 func (g *Graph) AddFluxSettings(applies map[*Kustomization]*FluxApply, read func(path string) []byte) map[string][]byte {
 	out := map[string][]byte{}
 	for root, a := range applies {
-		if a.bad || len(a.comps) == 0 && a.namespace == "" {
+		if a.bad || len(a.comps) == 0 && a.namespace == "" && a.patches == nil {
 			continue
 		}
-		data, ok := fluxKustomization(read(root.File), a.names, a.namespace)
+		data, ok := fluxKustomization(read(root.File), a.names, a.namespace, a.patches)
 		if !ok {
 			continue
 		}
 		g.mu.Lock()
+		root.Flux = a.patches
 		for i, c := range a.comps {
 			// Written nowhere in the root's file: placed at its start.
 			at := &yaml.Node{Kind: yaml.ScalarNode, Value: a.names[i], Line: root.Doc.Line, Column: root.Doc.Column}
@@ -112,6 +143,11 @@ func (g *Graph) fluxApplies(file string, doc *yaml.Node) ([]*Kustomization, *Flu
 		return nil, nil
 	}
 	a := &FluxApply{namespace: manifest.ScalarValue(mapGet(spec, "targetNamespace"))}
+	if list := mapGet(spec, "patches"); list != nil && list.Kind == yaml.SequenceNode && len(list.Content) > 0 && !generated {
+		// In a kustomization Flux generates above several roots they may
+		// patch the objects of several; not modelled.
+		a.patches = &FluxPatches{File: file, List: list}
+	}
 	list := mapGet(spec, "components")
 	if list == nil || list.Kind != yaml.SequenceNode || len(list.Content) == 0 {
 		return roots, a
@@ -202,10 +238,11 @@ func (g *Graph) rootsBelow(dir string) []*Kustomization {
 }
 
 // fluxKustomization is a kustomization's bytes with names appended to its
-// components and its namespace set to namespace (when not ""), as Flux
-// writes it; ok is false when they cannot be added (the file does not
-// parse, or components is not a list).
-func fluxKustomization(src []byte, names []string, namespace string) ([]byte, bool) {
+// components, its namespace set to namespace (when not "") and patches
+// appended to its patches (when not nil), as Flux writes it; ok is false
+// when they cannot be added (the file does not parse, or components or
+// patches is not a list).
+func fluxKustomization(src []byte, names []string, namespace string, patches *FluxPatches) ([]byte, bool) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, false
@@ -219,24 +256,39 @@ func fluxKustomization(src []byte, names []string, namespace string) ([]byte, bo
 			top.Content = append(top.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "namespace"}, ns)
 		}
 	}
-	if len(names) == 0 {
-		out, err := yaml.Marshal(&doc)
-		return out, err == nil
+	if len(names) > 0 {
+		list := listField(top, "components")
+		if list == nil {
+			return nil, false
+		}
+		for _, name := range names {
+			list.Content = append(list.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: name})
+		}
 	}
-	list := mapGet(top, "components")
+	if patches != nil {
+		list := listField(top, "patches")
+		if list == nil {
+			return nil, false
+		}
+		list.Content = append(list.Content, patches.List.Content...)
+	}
+	out, err := yaml.Marshal(&doc)
+	return out, err == nil
+}
+
+// listField is the list top holds at key, made when absent or null; nil
+// when it holds something else.
+func listField(top *yaml.Node, key string) *yaml.Node {
+	list := mapGet(top, key)
 	switch {
 	case list == nil:
 		list = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-		top.Content = append(top.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "components"}, list)
+		top.Content = append(top.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, list)
 	case list.Tag == "!!null":
 		*list = yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 	}
 	if list.Kind != yaml.SequenceNode {
-		return nil, false
+		return nil
 	}
-	for _, name := range names {
-		list.Content = append(list.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: name})
-	}
-	out, err := yaml.Marshal(&doc)
-	return out, err == nil
+	return list
 }

@@ -15,6 +15,10 @@ func TestFluxComponents(t *testing.T) {
 		return "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: x, namespace: flux-system}\nspec:\n  path: " + path +
 			"\n  sourceRef: {kind: GitRepository, name: flux-system}\n  components: [" + strings.Join(components, ", ") + "]\n"
 	}
+	// patches renames the ConfigMaps to name, as a spec.patches entry.
+	patches := func(name string) string {
+		return "  patches:\n  - target: {kind: ConfigMap}\n    patch: |\n      - {op: replace, path: /metadata/name, value: " + name + "}\n"
+	}
 	tests := []struct {
 		name  string
 		files map[string]string
@@ -111,6 +115,33 @@ func TestFluxComponents(t *testing.T) {
 			files: map[string]string{
 				"flux/app.yaml":   strings.Replace(ks("./app"), "  components: []\n", "  targetNamespace: prod\n", 1),
 				"flux/other.yaml": strings.Replace(ks("./app"), "  components: []\n", "  targetNamespace: dev\n", 1),
+			},
+		},
+		{
+			name:  "patches",
+			files: map[string]string{"flux/app.yaml": ks("./app") + patches("patched")},
+			want:  "patched",
+		},
+		{
+			name: "patches after the kustomization's own",
+			files: map[string]string{
+				"app/kustomization.yaml": "resources: [cm.yaml]\npatches:\n- target: {kind: ConfigMap}\n  patch: |\n    - {op: replace, path: /metadata/name, value: own}\n",
+				"flux/app.yaml":          ks("./app") + patches("patched"),
+			},
+			want: "patched", // not "own": Flux appends its patches
+		},
+		{
+			name: "two Kustomizations agreeing on patches",
+			files: map[string]string{
+				"flux/app.yaml": ks("./app") + patches("patched") + "---\n" + ks("./app") + patches("patched"),
+			},
+			want: "patched",
+		},
+		{
+			name: "two Kustomizations disagreeing on patches",
+			files: map[string]string{
+				"flux/app.yaml":   ks("./app") + patches("patched"),
+				"flux/other.yaml": ks("./app") + patches("other"),
 			},
 		},
 		{

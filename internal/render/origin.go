@@ -334,7 +334,7 @@ func (r *Renderer) removedBy(res *Result, o *Object, origin *resource.Origin, tr
 				l, ok = removedBySMP(e, o, base, p)
 			}
 			if ok {
-				l.Block, l.BlockPath = e.block, e.blockPath
+				l.Block, l.BlockPath, l.BlockDoc = e.block, e.blockPath, e.blockDoc
 				return l, true
 			}
 		}
@@ -468,7 +468,7 @@ func (r *Renderer) kindPatched(root *Kustomization, o *Object) (Location, bool) 
 				from = e.target.Kind
 			}
 			l = at(FromJSONPatch, e.file, op, nil)
-			l.Doc, l.Block = 0, e.block
+			l.Doc, l.Block, l.BlockDoc = 0, e.block, e.blockDoc
 			l.Why = fmt.Sprintf("this JSON-patch op turns %s into a %s: its fields come from the %s, which stays one where no such patch applies", from, o.Kind, from)
 			return true
 		})
@@ -484,7 +484,7 @@ func (r *Renderer) kindPatched(root *Kustomization, o *Object) (Location, bool) 
 				}
 				key, val := manifest.MapEntry(doc, "kind")
 				l = at(FromPatch, e.file, key, val)
-				l.Doc, l.Path, l.Block, l.BlockPath = d, Path{{Key: "kind"}}, e.block, e.blockPath
+				l.Doc, l.Path, l.Block, l.BlockPath, l.BlockDoc = d, Path{{Key: "kind"}}, e.block, e.blockPath, e.blockDoc
 				l.Why = fmt.Sprintf("this patch turns %s into a %s (allowKindChange): its fields come from the %s, which stays one where no such patch applies", e.target.Kind, o.Kind, e.target.Kind)
 				found = true
 				break
@@ -857,6 +857,7 @@ type patchEntry struct {
 	docs      []*yaml.Node
 	block     *yaml.Node // the inline scalar, or nil
 	blockPath Path
+	blockDoc  int  // the document of file holding block
 	exact     bool // positions are exact (file, or literal block)
 	target    *types.Selector
 	targetRe  *types.SelectorRegex // target compiled; nil when it does not compile
@@ -900,7 +901,7 @@ func (r *Renderer) byPatches(k *Kustomization, field string, o *Object, b *base,
 				continue
 			}
 			l := at(FromPatch, e.file, key, val)
-			l.Doc, l.Path, l.Block, l.BlockPath = d, srcPath, e.block, e.blockPath
+			l.Doc, l.Path, l.Block, l.BlockPath, l.BlockDoc = d, srcPath, e.block, e.blockPath, e.blockDoc
 			l.Exact = e.exact && contains(v, val)
 			switch {
 			case !e.exact:
@@ -946,42 +947,70 @@ func (r *Renderer) readPatchEntries(k *Kustomization, field string) []patchEntry
 			} else if n := mapGet(item, "path"); n != nil {
 				text = n
 			}
-			if t := mapGet(item, "target"); t != nil {
-				var sel types.Selector
-				if err := t.Decode(&sel); err == nil {
-					e.target = &sel
-					e.targetRe, _ = types.NewSelectorRegex(&sel)
-				}
-			}
+			e.setTarget(mapGet(item, "target"))
 		}
 		if text == nil || text.Kind != yaml.ScalarNode {
 			continue
 		}
 		if textPath != nil && (item.Kind != yaml.ScalarNode || isInline(text)) {
 			e.block, e.blockPath = text, textPath
-			e.docs, e.exact = inlineDocs(k, text)
+			e.docs, e.exact = inlineDocs(k.Src, text)
 		} else {
 			e.file = r.graph.Real(filepath.Join(k.Dir, text.Value))
 			e.docs, _ = r.docs(e.file)
 		}
 		out = append(out, e)
 	}
+	if field == "patches" && k.Flux != nil {
+		out = append(out, fluxPatchEntries(k.Flux)...)
+	}
 	return out
 }
 
-// inlineDocs parses YAML text written inline in kustomization k (node n)
+// setTarget sets e's target from a patch entry's target node t (nil: none).
+func (e *patchEntry) setTarget(t *yaml.Node) {
+	if t == nil {
+		return
+	}
+	var sel types.Selector
+	if err := t.Decode(&sel); err == nil {
+		e.target = &sel
+		e.targetRe, _ = types.NewSelectorRegex(&sel)
+	}
+}
+
+// fluxPatchEntries are the patches of a Flux Kustomization's spec.patches,
+// which Flux appends to the patches of the kustomization it builds: each
+// is written inline (Flux has no patch files) in the Flux file.
+func fluxPatchEntries(f *FluxPatches) []patchEntry {
+	var out []patchEntry
+	for i, item := range seq(f.List) {
+		text := mapGet(item, "patch")
+		if text == nil || text.Kind != yaml.ScalarNode {
+			continue
+		}
+		e := patchEntry{file: f.File, block: text, blockDoc: f.Doc,
+			blockPath: Path{{Key: "spec"}, {Key: "patches"}, {Index: i, IsIndex: true}, {Key: "patch"}}}
+		e.docs, e.exact = inlineDocs(f.Src, text)
+		e.setTarget(mapGet(item, "target"))
+		out = append(out, e)
+	}
+	return out
+}
+
+// inlineDocs parses YAML text written inline in the file src (node n)
 // and moves its positions to where the text stands in k's file. For a
 // literal block scalar (`|`, `|-`, `|+`) the text is the lines below the
 // indicator with the block's indentation removed, so inner line L column
 // C is file line n.Line+L, column C+indent: exact. Other styles (folded,
 // quoted) rewrap or unescape the text: every node gets n's position and
 // exact is false.
-func inlineDocs(k *Kustomization, n *yaml.Node) (docs []*yaml.Node, exact bool) {
+func inlineDocs(src []byte, n *yaml.Node) (docs []*yaml.Node, exact bool) {
 	docs, _ = manifest.DocumentRoots([]byte(n.Value))
 	lineOff, colOff := n.Line, 0
 	exact = n.Style&yaml.LiteralStyle != 0
 	if exact {
-		colOff = blockIndent(k.Src, n.Line)
+		colOff = blockIndent(src, n.Line)
 		exact = colOff > 0
 	}
 	for _, d := range docs {
@@ -1092,7 +1121,7 @@ func byOps(e patchEntry, o *Object, p Path, v *yaml.Node, appended map[string]in
 		case "copy", "move":
 			key, val := Path{{Key: "path"}}.Get(op)
 			l := at(FromJSONPatch, e.file, key, val)
-			l.Doc, l.Path, l.Block, l.BlockPath = 0, Path{{Index: i, IsIndex: true}, {Key: "path"}}, e.block, e.blockPath
+			l.Doc, l.Path, l.Block, l.BlockPath, l.BlockDoc = 0, Path{{Index: i, IsIndex: true}, {Key: "path"}}, e.block, e.blockPath, e.blockDoc
 			l.Why = fmt.Sprintf("the JSON-patch %s op moves the value here from %s", kind, scalarOf(op, "from"))
 			return l, true
 		default:
@@ -1119,7 +1148,7 @@ func byOps(e patchEntry, o *Object, p Path, v *yaml.Node, appended map[string]in
 			l.Path = Path{{Index: i, IsIndex: true}, {Key: "value"}}.concat(srcPath)
 			l.Exact = containsOp(v, val)
 		}
-		l.Doc, l.Block, l.BlockPath = 0, e.block, e.blockPath
+		l.Doc, l.Block, l.BlockPath, l.BlockDoc = 0, e.block, e.blockPath, e.blockDoc
 		l.Exact = l.Exact && e.exact
 		switch {
 		case !e.exact:

@@ -170,7 +170,7 @@ func checkLocation(t *testing.T, r *Renderer, o *Object, p Path, l Location) {
 			t.Errorf("%s %s: no inline block at %s in doc %d of %s", o.Label(), p, l.BlockPath, l.BlockDoc, l.File)
 			return
 		}
-		inner, exact := inlineDocs(k, block)
+		inner, exact := inlineDocs(k.Src, block)
 		if !exact {
 			t.Errorf("%s %s: exact location in an inline block that is not exact", o.Label(), p)
 			return

@@ -84,7 +84,7 @@ func templateRoot(root *Kustomization) *Problem {
 		}
 		for _, n := range inlinePatches(k) {
 			if p == nil && strings.Contains(n.Value, "{{") {
-				docs, _ := inlineDocs(k, n)
+				docs, _ := inlineDocs(k.Src, n)
 				for _, d := range docs {
 					if m := structuralMarker(d); m != nil && p == nil {
 						p = templateProblem(k, m)
@@ -245,7 +245,7 @@ func refuseIn(k *Kustomization, seen map[*Kustomization]bool) *Problem {
 		switch {
 		case r.Inline:
 			// Positions moved to the kustomization's own lines.
-			docs, _ := inlineDocs(k, r.Node)
+			docs, _ := inlineDocs(k.Src, r.Node)
 			why = refuseConfig(docs, k.File)
 		case r.Target != nil:
 			if p := refuseIn(r.Target, seen); p != nil {
