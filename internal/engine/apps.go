@@ -197,6 +197,10 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		for file, data := range g.AddFluxSettings(flux(), read) {
 			t.renderer.Override(file, data)
 		}
+	} else if len(inputs) > 1 || len(inputs) == 1 && inputs[0].Path != manifest.Stdin {
+		// A tree without roots may still be built by Flux, which writes
+		// a kustomization over a directory that has none (FluxReads).
+		flux()
 	}
 	roots = append(roots, render.TemplateBases(g, roots)...)
 	// Files are linted while the roots render: those no root reaches
@@ -354,7 +358,10 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 			}
 			if !reached[i] {
 				ctx := e.context(in.Path, g.Listed)
-				ctx.Unrendered = in.Path != manifest.Stdin && t.components[t.key(in.Path)]
+				// A Component's files, and the manifests of a directory
+				// Flux builds without a kustomization, are read by
+				// kustomize, not applied as written.
+				ctx.Unrendered = in.Path != manifest.Stdin && (t.components[t.key(in.Path)] || g.FluxReads(t.key(in.Path)))
 				return e.lintFile(in, data, ctx)
 			}
 			<-rendered

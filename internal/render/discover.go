@@ -116,9 +116,12 @@ type Graph struct {
 	scanned map[string][]*Kustomization // scanned directory -> its roots
 	// listed holds every directory the scans walked (absolute, as
 	// walked, not resolved), true when it holds a kustomization file.
-	listed  map[string]bool
-	fleet   map[string]bool             // real directories holding a fleet.yaml (see fleetOverlay)
-	reaches map[*Kustomization][]string // Reaches, computed once per root
+	listed map[string]bool
+	fleet  map[string]bool // real directories holding a fleet.yaml (see fleetOverlay)
+	// fluxGenerated holds the directories (real) Flux Kustomizations
+	// apply without a kustomization: Flux generates one (see FluxReads).
+	fluxGenerated map[string]bool
+	reaches       map[*Kustomization][]string // Reaches, computed once per root
 	// labelled are the kustomizations that add labels to selectors,
 	// parents last (see SelectorLabels).
 	labelled     []labelled

@@ -139,11 +139,19 @@ func (g *Graph) fluxApplies(file string, doc *yaml.Node) ([]*Kustomization, *Flu
 	}
 	spec := mapGet(doc, "spec")
 	roots, generated := g.fluxRoots(file, manifest.ScalarValue(mapGet(spec, "path")))
+	if generated != "" {
+		g.mu.Lock()
+		if g.fluxGenerated == nil {
+			g.fluxGenerated = map[string]bool{}
+		}
+		g.fluxGenerated[generated] = true
+		g.mu.Unlock()
+	}
 	if len(roots) == 0 {
 		return nil, nil
 	}
 	a := &FluxApply{namespace: manifest.ScalarValue(mapGet(spec, "targetNamespace"))}
-	if list := mapGet(spec, "patches"); list != nil && list.Kind == yaml.SequenceNode && len(list.Content) > 0 && !generated {
+	if list := mapGet(spec, "patches"); list != nil && list.Kind == yaml.SequenceNode && len(list.Content) > 0 && generated == "" {
 		// In a kustomization Flux generates above several roots they may
 		// patch the objects of several; not modelled.
 		a.patches = &FluxPatches{File: file, List: list}
@@ -152,7 +160,7 @@ func (g *Graph) fluxApplies(file string, doc *yaml.Node) ([]*Kustomization, *Flu
 	if list == nil || list.Kind != yaml.SequenceNode || len(list.Content) == 0 {
 		return roots, a
 	}
-	if generated {
+	if generated != "" {
 		// Added to the kustomization Flux writes above the roots: they
 		// may patch the objects of several; not modelled.
 		return roots, &FluxApply{bad: true}
@@ -186,31 +194,55 @@ func (g *Graph) fluxApplies(file string, doc *yaml.Node) ([]*Kustomization, *Flu
 // root of the source Flux reads (a repository, or a directory of it
 // pushed as an artifact): the nearest directory above file, up to its
 // repository, where the path leads to one. A directory without one
-// (generated: Flux writes a kustomization listing its manifests, and
-// the directories below it that hold a kustomization, which it does not
-// descend into) names the roots it would list.
-func (g *Graph) fluxRoots(file, path string) (roots []*Kustomization, generated bool) {
+// (generated, returned: Flux writes a kustomization listing its
+// manifests, and the directories below it that hold a kustomization,
+// which it does not descend into) names the roots it would list; when
+// none leads to a root, generated is the first such directory walked.
+func (g *Graph) fluxRoots(file, path string) (roots []*Kustomization, generated string) {
 	if path == "" || filepath.IsAbs(path) {
-		return nil, false
+		return nil, ""
 	}
 	top := manifest.RepositoryRoot(filepath.Dir(file))
+	first := ""
 	for dir := filepath.Dir(file); ; dir = filepath.Dir(dir) {
 		real := g.Real(filepath.Join(dir, path))
 		g.mu.Lock()
 		k, hasFile := g.ByDir[real], g.listed[real]
+		_, walked := g.listed[real]
 		var below []*Kustomization
 		if k == nil && !hasFile {
 			below = g.rootsBelow(real)
 		}
 		g.mu.Unlock()
 		if k != nil && k.Kind == "Kustomization" && slices.Contains(g.Roots, k) {
-			return []*Kustomization{k}, false // a base Flux applies is built alone, unlike its parent's
+			return []*Kustomization{k}, "" // a base Flux applies is built alone, unlike its parent's
 		}
 		if len(below) > 0 {
-			return below, true
+			return below, real
+		}
+		if walked && !hasFile && first == "" {
+			first = real
 		}
 		if dir == top || filepath.Dir(dir) == dir {
-			return nil, false
+			return nil, first
+		}
+	}
+}
+
+// FluxReads reports whether kustomize reads the file at path (real) as
+// Flux builds it: a manifest in a directory that a Flux Kustomization
+// of the files given to FluxApplies applies without a kustomization, or
+// below it with none between, is listed by the kustomization Flux
+// generates there. Call it once FluxApplies has returned.
+func (g *Graph) FluxReads(path string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+		if g.fluxGenerated[dir] {
+			return true
+		}
+		if has := g.listed[dir]; has || filepath.Dir(dir) == dir {
+			return false
 		}
 	}
 }
