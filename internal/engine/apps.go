@@ -199,7 +199,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		}
 	} else if len(inputs) > 1 || len(inputs) == 1 && inputs[0].Path != manifest.Stdin {
 		// A tree without roots may still be built by Flux, which writes
-		// a kustomization over a directory that has none (FluxReads).
+		// a kustomization over a directory that has none (FluxApplication).
 		flux()
 	}
 	roots = append(roots, render.TemplateBases(g, roots)...)
@@ -361,7 +361,10 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 				// A Component's files, and the manifests of a directory
 				// Flux builds without a kustomization, are read by
 				// kustomize, not applied as written.
-				ctx.Unrendered = in.Path != manifest.Stdin && (t.components[t.key(in.Path)] || g.FluxReads(t.key(in.Path)))
+				if in.Path != manifest.Stdin {
+					ctx.Application = g.FluxApplication(t.key(in.Path))
+					ctx.Unrendered = t.components[t.key(in.Path)] || ctx.Application != ""
+				}
 				return e.lintFile(in, data, ctx)
 			}
 			<-rendered

@@ -330,6 +330,9 @@ func (e *Engine) LintFile(in manifest.Input, data []byte) *FileResult {
 // what the kustomization beside it says (Engine.context).
 func (e *Engine) lintFile(in manifest.Input, data []byte, ctx manifest.Context) *FileResult {
 	app := e.application(in.Path)
+	if ctx.Application != "" {
+		app = ctx.Application
+	}
 	if ctx.Beside && in.Path != manifest.Stdin {
 		// Beside a kustomization that does not list it: not applied with
 		// what the directory's kustomization builds.

@@ -32,6 +32,10 @@ type Context struct {
 	// list it: a GitOps engine pointed at the directory applies what
 	// kustomize builds, so the file is not applied with the rest.
 	Beside bool
+	// Application is the directory whose files are applied together with
+	// this one when it is not the file's own: the directory a Flux
+	// Kustomization applies, whose tree Flux builds as one kustomization.
+	Application string
 }
 
 // Kustomizations reads the kustomization files next to the inputs, once

@@ -119,7 +119,8 @@ type Graph struct {
 	listed map[string]bool
 	fleet  map[string]bool // real directories holding a fleet.yaml (see fleetOverlay)
 	// fluxGenerated holds the directories (real) Flux Kustomizations
-	// apply without a kustomization: Flux generates one (see FluxReads).
+	// apply without a kustomization: Flux generates one (see
+	// FluxApplication).
 	fluxGenerated map[string]bool
 	reaches       map[*Kustomization][]string // Reaches, computed once per root
 	// labelled are the kustomizations that add labels to selectors,

@@ -229,20 +229,20 @@ func (g *Graph) fluxRoots(file, path string) (roots []*Kustomization, generated 
 	}
 }
 
-// FluxReads reports whether kustomize reads the file at path (real) as
-// Flux builds it: a manifest in a directory that a Flux Kustomization
-// of the files given to FluxApplies applies without a kustomization, or
-// below it with none between, is listed by the kustomization Flux
-// generates there. Call it once FluxApplies has returned.
-func (g *Graph) FluxReads(path string) bool {
+// FluxApplication is the directory (real) whose kustomization Flux
+// generates and builds with kustomize, listing the file at path (real):
+// a manifest in a directory that a Flux Kustomization of the files given
+// to FluxApplies applies without a kustomization, or below it with none
+// between. "" when there is none. Call it once FluxApplies has returned.
+func (g *Graph) FluxApplication(path string) string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
 		if g.fluxGenerated[dir] {
-			return true
+			return dir
 		}
 		if has := g.listed[dir]; has || filepath.Dir(dir) == dir {
-			return false
+			return ""
 		}
 	}
 }
