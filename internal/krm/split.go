@@ -304,10 +304,13 @@ func parsePiece(text []byte, skip, n int) ([]*yaml.Node, error) {
 
 // plainMetadata reports whether kyaml's framework, which annotates every
 // item while it runs the function, can: an item is a mapping, its metadata
-// and annotations are mappings or absent, the annotations are strings,
-// and the legacy and internal path, index and id annotations agree.
+// and annotations are mappings or absent and written once, the
+// annotations are strings, and the legacy and internal path, index and
+// id annotations agree. (kyaml annotates the first of two metadata
+// entries and writes the item back with one: the fast path, which keeps
+// the item's bytes, would judge another item.)
 func plainMetadata(it *yaml.Node) bool {
-	if it.Kind != yaml.MappingNode {
+	if it.Kind != yaml.MappingNode || !once(it, "metadata") {
 		return false
 	}
 	md := manifest.MapGet(it, "metadata")
@@ -315,6 +318,9 @@ func plainMetadata(it *yaml.Node) bool {
 		return true
 	}
 	if md.Kind != yaml.MappingNode {
+		return false
+	}
+	if !once(md, "annotations") {
 		return false
 	}
 	ann := manifest.MapGet(md, "annotations")
@@ -344,6 +350,17 @@ func plainMetadata(it *yaml.Node) bool {
 		}
 	}
 	return true
+}
+
+// once reports whether the mapping m has key at most once.
+func once(m *yaml.Node, key string) bool {
+	n := 0
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			n++
+		}
+	}
+	return n <= 1
 }
 
 // shiftLines adds by to the line of n and of every node below it. Aliases
