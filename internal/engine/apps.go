@@ -197,7 +197,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		for file, data := range g.AddFluxSettings(flux(), read) {
 			t.renderer.Override(file, data)
 		}
-	} else if len(inputs) > 1 || len(inputs) == 1 && inputs[0].Path != manifest.Stdin {
+	} else {
 		// A tree without roots may still be built by Flux, which writes
 		// a kustomization over a directory that has none (FluxApplication).
 		flux()
