@@ -724,17 +724,22 @@ func unmatchedPatch(msg string) (kind, name string, ok bool) {
 }
 
 // inlinePatchNaming finds the `patches` entry written inline (`- patch:
-// |`), in root or a kustomization below it, that holds a document of kind
-// and name: its patch key.
+// |`), in root or a kustomization below it, or in the spec.patches a Flux
+// Kustomization adds to root, that holds a document of kind and name: its
+// patch key.
 func inlinePatchNaming(root *Kustomization, kind, name string) (file string, at *yaml.Node) {
-	walkGraph(root, func(k *Kustomization) {
-		for _, e := range seq(mapGet(k.Doc, "patches")) {
+	find := func(f string, list *yaml.Node) {
+		for _, e := range seq(list) {
 			key, v := manifest.MapEntry(e, "patch")
 			if at == nil && v != nil && v.Kind == yaml.ScalarNode && patchNames(&Ref{Inline: true, Value: v.Value}, kind, name) {
-				file, at = k.File, key
+				file, at = f, key
 			}
 		}
-	})
+	}
+	walkGraph(root, func(k *Kustomization) { find(k.File, mapGet(k.Doc, "patches")) })
+	if at == nil && root.Flux != nil {
+		find(root.Flux.File, root.Flux.List)
+	}
 	return file, at
 }
 
