@@ -26,6 +26,7 @@ import (
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/scope"
 	"github.com/shipshape-dev/shipshape/internal/selector"
 	"github.com/shipshape-dev/shipshape/transformers"
 )
@@ -381,7 +382,7 @@ func pointsAt(obj *manifest.Object) *pointer {
 	if obj.Root != "" {
 		file = obj.Root // rendered: the GitOps configuration is a kustomize root
 	}
-	root := manifest.RepositoryRoot(filepath.Dir(file))
+	root := scope.RepositoryRoot(filepath.Dir(file))
 	if root == "" {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/engine"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/scope"
 	"github.com/shipshape-dev/shipshape/rules"
 )
 
@@ -73,6 +74,7 @@ func (c *commonFlags) setup(args []string, stdin io.Reader) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	eng.SetScope(scope.Of(args))
 	eng.MaxFileSize = c.maxFileSize
 	eng.Stdin = stdin
 	failOn := eng.FailOn()

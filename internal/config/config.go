@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/scope"
 )
 
 const (
@@ -114,19 +115,22 @@ func Load(p string) (*Config, error) {
 	return c, nil
 }
 
-// Find looks for .shipshape.yaml in dir and its parents; "" when none.
+// Find looks for .shipshape.yaml in dir and its parents up to dir's
+// repository (scope.RootOf: outside one, dir alone); "" when none. What
+// lies above the repository is not the project's (see scope).
 func Find(dir string) string {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return ""
 	}
+	top := scope.RootOf(dir, true)
 	for {
 		p := filepath.Join(dir, FileName)
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
 			return p
 		}
 		parent := filepath.Dir(dir)
-		if parent == dir {
+		if dir == top || parent == dir {
 			return ""
 		}
 		dir = parent

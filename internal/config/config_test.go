@@ -118,6 +118,9 @@ func TestFind(t *testing.T) {
 	root := t.TempDir()
 	deep := filepath.Join(root, "a", "b")
 	os.MkdirAll(deep, 0o755)
+	// Above the repository (a): never read.
+	os.WriteFile(filepath.Join(root, FileName), []byte("apiVersion: shipshape.dev/v1alpha1\nkind: ShipshapeConfig\n"), 0o644)
+	os.Mkdir(filepath.Join(root, "a", ".git"), 0o755)
 	if got := Find(deep); got != "" && strings.HasPrefix(got, root) {
 		t.Errorf("found %s before writing one", got)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/render"
 	"github.com/shipshape-dev/shipshape/internal/schemawalk"
+	"github.com/shipshape-dev/shipshape/internal/scope"
 )
 
 // DefaultMaxFileSize bounds what one file may make shipshape read.
@@ -59,6 +60,11 @@ type Engine struct {
 	kusts *manifest.Kustomizations
 	wd    *manifest.WorkDir
 }
+
+// SetScope bounds what the engine reads around its inputs (the
+// kustomizations beside and above a file) to sc: the run's scope, from
+// the paths given (scope.Of).
+func (e *Engine) SetScope(sc *scope.Scope) { e.kusts.Scope = sc }
 
 // New builds an engine over rs (the engine adds its own rules: syntax,
 // templates, unreadable inputs) from a config (nil for none) and

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
 
 	"go.yaml.in/yaml/v3"
@@ -12,6 +11,7 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/engine"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/scope"
 	"github.com/shipshape-dev/shipshape/transformers"
 )
 
@@ -20,8 +20,8 @@ type Options struct {
 	// DryRun writes nothing (--diff, --check, and stdin, whose fixed bytes
 	// the caller prints).
 	DryRun bool
-	// Roots are the paths given on the command line: symlink targets
-	// outside them are not written.
+	// Roots are the paths given on the command line: nothing outside
+	// them and their repository is written (scope.Of).
 	Roots []string
 }
 
@@ -101,12 +101,18 @@ func Files(eng *engine.Engine, res *engine.Result, opt Options) []*Outcome {
 	// One file may be linted under two names (a symbolic link to it): it
 	// is written once, under the first.
 	written := map[string]*Outcome{}
+	sc := scope.Of(opt.Roots)
 	for _, o := range outs {
 		if !o.Changed() || opt.DryRun || o.Path == manifest.Stdin {
 			continue
 		}
-		real, rerr := filepath.EvalSymlinks(o.Path)
-		if first := written[real]; rerr == nil && first != nil {
+		real, rerr := resolve(o.Path, sc)
+		if rerr != nil {
+			o.Err = rerr
+			writeFailed = true
+			continue
+		}
+		if first := written[real]; first != nil {
 			if !bytes.Equal(first.Orig, o.Orig) || !bytes.Equal(first.Out, o.Out) {
 				o.Err = fmt.Errorf("the same file as %s, whose fixes differ; not written", first.Path)
 				writeFailed = true
@@ -116,7 +122,7 @@ func Files(eng *engine.Engine, res *engine.Result, opt Options) []*Outcome {
 		written[real] = o
 		snap, err := Take(o.Path, o.Orig)
 		if err == nil {
-			err = WriteFile(o.Path, o.Out, snap, opt.Roots)
+			err = WriteFile(o.Path, o.Out, snap, sc)
 		}
 		o.Err = err
 		writeFailed = writeFailed || err != nil

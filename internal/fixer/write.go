@@ -7,7 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/shipshape-dev/shipshape/internal/scope"
 )
 
 // Snapshot records what a file looked like when it was read, to detect a
@@ -44,8 +45,8 @@ var writeTemp = func(f *os.File, data []byte) error {
 
 // WriteFile replaces path with data atomically: a temporary file in the
 // same directory is written, synced and renamed over the original, with
-// the original's mode. A symlink is followed only to a target inside one
-// of roots; the link itself is kept.
+// the original's mode. Only a file inside sc is written (a symlink is
+// followed to its target there; the link itself is kept).
 //
 // Nothing is written, and the temporary file is removed, when the file is
 // read-only (no write permission bit, or not writable by this user), when
@@ -54,8 +55,8 @@ var writeTemp = func(f *os.File, data []byte) error {
 // or when any step fails. Whatever happens, the original is either left
 // as it was or replaced as a whole; a concurrent reader or a second
 // shipshape sees one or the other, never a mix.
-func WriteFile(path string, data []byte, snap Snapshot, roots []string) error {
-	target, err := resolve(path, roots)
+func WriteFile(path string, data []byte, snap Snapshot, sc *scope.Scope) error {
+	target, err := resolve(path, sc)
 	if err != nil {
 		return err
 	}
@@ -150,28 +151,17 @@ func syncDir(dir string) {
 	}
 }
 
-func resolve(path string, roots []string) (string, error) {
-	fi, err := os.Lstat(path)
+// resolve returns the file path names, with its links resolved, when it
+// is inside sc; every target is checked, a link or not, so that nothing
+// outside the scope is ever written (kustomize reaches bases anywhere).
+func resolve(path string, sc *scope.Scope) (string, error) {
+	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", err
 	}
-	if fi.Mode()&os.ModeSymlink == 0 {
-		return path, nil
+	target, inside := sc.Resolve(abs)
+	if !inside {
+		return "", errors.New("outside the paths given and their repository; not written")
 	}
-	target, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return "", err
-	}
-	target, _ = filepath.Abs(target)
-	for _, r := range roots {
-		if r, err := filepath.Abs(r); err == nil {
-			if real, err := filepath.EvalSymlinks(r); err == nil {
-				r = real
-			}
-			if target == r || strings.HasPrefix(target, r+string(filepath.Separator)) {
-				return target, nil
-			}
-		}
-	}
-	return "", fmt.Errorf("symlink to %s, outside the paths given; not written", target)
+	return target, nil
 }

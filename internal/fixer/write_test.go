@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/shipshape-dev/shipshape/internal/scope"
 )
 
 const (
@@ -127,7 +129,7 @@ func TestWriteFileFaults(t *testing.T) {
 				writeTemp = tt.during(path)
 				defer func() { writeTemp = old }()
 			}
-			err = WriteFile(path, []byte(fixed), snap, []string{dir})
+			err = WriteFile(path, []byte(fixed), snap, scope.Of([]string{dir}))
 			chmod(t, dir, 0o755)
 			switch {
 			case tt.wantErr == nil && err != nil:
@@ -163,7 +165,7 @@ func TestWriteFileSymlinks(t *testing.T) {
 		t.Skip("symlinks not supported:", err)
 	}
 	snap, _ := Take(link, []byte(original))
-	if err := WriteFile(link, []byte(fixed), snap, []string{root}); err != nil {
+	if err := WriteFile(link, []byte(fixed), snap, scope.Of([]string{root})); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(inside); string(got) != fixed {
@@ -178,8 +180,17 @@ func TestWriteFileSymlinks(t *testing.T) {
 	farLink := filepath.Join(root, "far.yaml")
 	os.Symlink(far, farLink)
 	snap, _ = Take(farLink, []byte(original))
-	if err := WriteFile(farLink, []byte(fixed), snap, []string{root}); err == nil || !strings.Contains(err.Error(), "outside the paths given") {
+	if err := WriteFile(farLink, []byte(fixed), snap, scope.Of([]string{root})); err == nil || !strings.Contains(err.Error(), "outside the paths given") {
 		t.Errorf("link outside the roots: %v", err)
+	}
+	if got, _ := os.ReadFile(far); string(got) != original {
+		t.Errorf("file outside the roots was written: %q", got)
+	}
+	// Not through a link either: every target is checked (a base a
+	// kustomization names outside the repository).
+	snap, _ = Take(far, []byte(original))
+	if err := WriteFile(far, []byte(fixed), snap, scope.Of([]string{root})); err == nil || !strings.Contains(err.Error(), "outside the paths given") {
+		t.Errorf("file outside the roots: %v", err)
 	}
 	if got, _ := os.ReadFile(far); string(got) != original {
 		t.Errorf("file outside the roots was written: %q", got)

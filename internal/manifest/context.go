@@ -4,24 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-)
 
-// RepositoryRoot is the nearest directory at or above dir that holds a
-// .git entry, or "" when there is none.
-func RepositoryRoot(dir string) string {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return ""
-	}
-	for d := abs; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			return ""
-		}
-	}
-}
+	"github.com/shipshape-dev/shipshape/internal/scope"
+)
 
 // ContextFor returns the files that cross-resource rules must also read
 // so that what a file named alone gets does not depend on which other
@@ -60,7 +45,7 @@ func ContextFor(inputs []Input) []Input {
 			continue
 		}
 		dir := filepath.Dir(in.Path)
-		if root := RepositoryRoot(dir); root != "" {
+		if root := scope.RepositoryRoot(dir); root != "" {
 			if !walked[root] {
 				walked[root] = true
 				for c := range Walk([]string{root}, &errs) {
@@ -74,9 +59,13 @@ func ContextFor(inputs []Input) []Input {
 			continue
 		}
 		walked[abs] = true
+		sc := scope.Of([]string{in.Path})
 		entries, _ := os.ReadDir(abs)
 		for _, e := range entries {
 			path := filepath.Join(abs, e.Name())
+			if leavesScope(sc, path, e) {
+				continue // context only: the walk of the inputs reports it
+			}
 			if ok, link := yamlFile(path, e); ok {
 				add(Input{Path: path, Link: link})
 			}

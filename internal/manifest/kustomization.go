@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/scope"
 )
 
 var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
@@ -47,6 +49,10 @@ type Kustomizations struct {
 	dirs map[string]*kustomizationDir
 
 	wd WorkDir
+	// Scope bounds the directories read: a file's parents outside it are
+	// not probed. Without one, a file's own repository (scope.RootOf)
+	// bounds its lookups.
+	Scope *scope.Scope
 }
 
 // kustomizationDir is one directory's cache entry, filled once.
@@ -100,7 +106,12 @@ func (k *Kustomizations) ForListed(path string, listed Listed) Context {
 		return ctx
 	}
 	dir := filepath.Dir(abs)
-	for i := 0; i < 3; i++ {
+	inScope := func(d string) bool { return k.Scope.Holds(d) }
+	if k.Scope == nil {
+		top := scope.RootOf(abs, false)
+		inScope = func(d string) bool { return scope.Within(d, top) }
+	}
+	for i := 0; i < 3 && inScope(dir); i++ {
 		if kz := k.near(dir, listed); kz != nil {
 			if i == 0 && !kz.resources[abs] && !kz.patches[abs] {
 				ctx.Beside = true

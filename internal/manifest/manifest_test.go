@@ -202,6 +202,7 @@ func TestCollectLinkedRoot(t *testing.T) {
 
 func TestKustomizations(t *testing.T) {
 	root := t.TempDir()
+	os.Mkdir(filepath.Join(root, ".git"), 0o755) // a repository: its parents are looked at
 	write := func(p, s string) {
 		os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755)
 		os.WriteFile(filepath.Join(root, p), []byte(s), 0o644)
@@ -227,6 +228,7 @@ func TestKustomizations(t *testing.T) {
 // list, is.
 func TestKustomizationsListed(t *testing.T) {
 	root := t.TempDir()
+	os.Mkdir(filepath.Join(root, ".git"), 0o755)
 	os.MkdirAll(filepath.Join(root, "patches"), 0o755)
 	os.WriteFile(filepath.Join(root, "kustomization.yaml"), []byte("patches:\n- path: patches/p.yaml\n"), 0o644)
 	patch := filepath.Join(root, "patches", "p.yaml")

@@ -1,12 +1,15 @@
 package manifest
 
 import (
+	"errors"
 	"io/fs"
 	"iter"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/shipshape-dev/shipshape/internal/scope"
 )
 
 // Stdin is the path that names standard input.
@@ -56,6 +59,9 @@ func Walk(paths []string, errs *[]WalkError) iter.Seq[Input] {
 		}
 		seen := map[string]bool{}
 		stopped := false
+		// Nothing outside the run's scope is read: a link that leads
+		// there, in a directory or named, is reported instead.
+		sc := scope.Of(paths)
 		add := func(in Input) {
 			if !seen[in.Path] {
 				seen[in.Path] = true
@@ -76,6 +82,10 @@ func Walk(paths []string, errs *[]WalkError) iter.Seq[Input] {
 				continue
 			}
 			if !st.IsDir() {
+				if abs, err := filepath.Abs(p); err == nil && !sc.Contains(abs) {
+					*errs = append(*errs, WalkError{p, errOutside})
+					continue
+				}
 				if st.Mode().IsRegular() {
 					add(Input{Path: p, Explicit: true})
 				} else {
@@ -106,6 +116,10 @@ func Walk(paths []string, errs *[]WalkError) iter.Seq[Input] {
 				// Hidden files (.travis.yml, .gitlab-ci.yml, .golangci.yaml)
 				// configure tools, not clusters; named, they are linted.
 				if strings.HasPrefix(name, ".") {
+					return nil
+				}
+				if leavesScope(sc, path, d) {
+					*errs = append(*errs, WalkError{path, errOutside})
 					return nil
 				}
 				if ok, link := yamlFile(path, d); ok {
@@ -161,6 +175,20 @@ func yamlFile(path string, d fs.DirEntry) (ok, link bool) {
 	st, err := os.Stat(path)
 	return err == nil && st.Mode().IsRegular(), true
 }
+
+// leavesScope reports whether the entry d at path, met in a directory,
+// is a link to a YAML name that leads out of sc: it is not followed (not
+// even to see what it is), and it is reported.
+func leavesScope(sc *scope.Scope, path string, d fs.DirEntry) bool {
+	if d.Type()&fs.ModeSymlink == 0 || !IsYAMLName(d.Name()) {
+		return false
+	}
+	abs, err := filepath.Abs(path)
+	return err != nil || !sc.Contains(abs)
+}
+
+// errOutside is a link that leads out of the run's scope.
+var errOutside = errors.New("a link to a file outside the repository (or the paths given): not read")
 
 type notRegular struct{}
 

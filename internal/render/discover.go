@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/scope"
 	"go.yaml.in/yaml/v3"
 	"sigs.k8s.io/kustomize/api/resource"
 )
@@ -59,8 +60,8 @@ type Ref struct {
 	// Node is the scalar node of the entry in the kustomization (exact
 	// line:column).
 	Node *yaml.Node
-	// Path is the absolute local path the entry names; "" for remote or
-	// inline entries.
+	// Path is the absolute local path the entry names (links resolved);
+	// "" for remote or inline entries, and for those Outside.
 	Path string
 	// Remote is set when kustomize would fetch the entry over the network
 	// (http(s) URL or git repository spec).
@@ -71,6 +72,10 @@ type Ref struct {
 	// Target is the kustomization at Path, when Path is a directory
 	// holding one.
 	Target *Kustomization
+	// Outside is set when the entry leads out of the run's scope (by its
+	// name or through a link): it has no Path, is never read, and its
+	// root is not rendered (see Refuse).
+	Outside bool
 }
 
 // Kustomization is one kustomization file, read with exact positions.
@@ -128,17 +133,21 @@ type Graph struct {
 	labelled     []labelled
 	labelledOnce sync.Once
 	real         realPaths
+	// scope bounds every read (see scope.Scope): what a kustomization
+	// names outside it is refused, never loaded.
+	scope *scope.Scope
 }
 
 // Discover finds the kustomizations under paths and returns the graph and
 // its roots. A directory argument is scanned whole (hidden directories
 // skipped, as manifest.Walk does) and is its own scanned tree: a
 // kustomization listed only from outside it is a root here. A file
-// argument is looked up from its scope (see Scope), and only the roots
+// argument is looked up from its repository (see scope.RootOf), and only the roots
 // that reach it are kept, so that a file gets the same roots whether it is
 // named alone (pre-commit) or its whole repository is scanned.
 func Discover(paths []string) (*Graph, error) {
-	g := &Graph{ByDir: map[string]*Kustomization{}}
+	g := &Graph{ByDir: map[string]*Kustomization{}, scope: scope.Of(paths)}
+	g.real.scope = g.scope
 	roots := map[string]*Kustomization{}
 	var errs []error
 	for _, p := range paths {
@@ -158,7 +167,7 @@ func Discover(paths []string) (*Graph, error) {
 			}
 			continue
 		}
-		for _, r := range g.scan(Scope(abs)) {
+		for _, r := range g.scan(scope.RootOf(abs, false)) {
 			if slices.Contains(g.Reaches(r), g.Real(abs)) {
 				roots[r.Dir] = r
 			}
@@ -169,42 +178,6 @@ func Discover(paths []string) (*Graph, error) {
 	}
 	sort.Slice(g.Roots, func(i, j int) bool { return g.Roots[i].Dir < g.Roots[j].Dir })
 	return g, errors.Join(errs...)
-}
-
-// Scope is the tree searched for the roots that reach a file named alone:
-// the nearest ancestor directory holding `.git` (a directory, or the file
-// of a git worktree), i.e. the repository. Outside a repository it is the
-// working directory when that contains the file, else the file's own
-// directory: scanning up to the filesystem root would read unrelated trees
-// (a home directory) and make the result depend on them. For the same
-// reason a working directory that is the filesystem root (a container's)
-// or the home directory is no project: the file's own directory then.
-func Scope(file string) string {
-	dir := filepath.Dir(file)
-	for d := dir; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			break
-		}
-		d = parent
-	}
-	if wd, err := os.Getwd(); err == nil && within(file, wd) && !everything(wd) {
-		return wd
-	}
-	return dir
-}
-
-// everything reports whether dir is the filesystem root or the home
-// directory, which hold unrelated trees.
-func everything(dir string) bool {
-	if filepath.Dir(dir) == dir {
-		return true
-	}
-	home, err := os.UserHomeDir()
-	return err == nil && filepath.Clean(home) == filepath.Clean(dir)
 }
 
 // within reports whether path is dir or below it.
@@ -276,7 +249,7 @@ func (g *Graph) scanOnce(dir string) []*Kustomization {
 	// A fleet.yaml above the scanned tree, up to its repository, may
 	// name a directory in it.
 	abs, _ := filepath.Abs(dir)
-	top := Scope(filepath.Join(abs, "x"))
+	top := scope.RootOf(abs, true)
 	for a := filepath.Dir(abs); within(a, top) && a != filepath.Dir(a); a = filepath.Dir(a) {
 		if _, err := os.Lstat(filepath.Join(a, "fleet.yaml")); err == nil {
 			g.noteFleet(a)
@@ -349,6 +322,10 @@ func (g *Graph) Load(dir string) *Kustomization {
 	for _, r := range k.Refs {
 		if r.Path != "" {
 			r.Path = g.Real(r.Path)
+			if !g.scope.Holds(r.Path) {
+				// No path: nothing that reads entries can reach it.
+				r.Path, r.Outside = "", true
+			}
 		}
 		if r.Path == "" || (r.Kind != RefResource && r.Kind != RefComponent && r.Kind != RefConfig) {
 			continue

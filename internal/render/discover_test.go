@@ -181,47 +181,6 @@ func TestDiscoverFile(t *testing.T) {
 	}
 }
 
-// TestScope: the repository root is the nearest directory with .git (a
-// directory, or a worktree's file); outside a repository, the working
-// directory when it holds the file, else the file's directory.
-func TestScope(t *testing.T) {
-	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
-		"repo/.git/HEAD":              "x",
-		"repo/a/b/f.yaml":             "x",
-		"wt/.git":                     "gitdir: /elsewhere\n",
-		"wt/c/f.yaml":                 "x",
-		"norepo/d/e/f.yaml":           "x",
-		"norepo/d/kustomization.yaml": "resources: [e/f.yaml]\n",
-	})
-	t.Chdir(filepath.Join(dir, "norepo"))
-	for file, want := range map[string]string{
-		"repo/a/b/f.yaml":   "repo",
-		"wt/c/f.yaml":       "wt",
-		"norepo/d/e/f.yaml": "norepo",
-	} {
-		if got := Scope(filepath.Join(dir, file)); got != filepath.Join(dir, want) {
-			t.Errorf("Scope(%s) = %s, want %s", file, got, filepath.Join(dir, want))
-		}
-	}
-	// Outside the working directory: the file's own directory.
-	t.Chdir(filepath.Join(dir, "repo"))
-	if got, want := Scope(filepath.Join(dir, "norepo/d/e/f.yaml")), filepath.Join(dir, "norepo/d/e"); got != want {
-		t.Errorf("Scope from another directory = %s, want %s", got, want)
-	}
-	// A working directory that holds everything (a container's /, a home
-	// directory) is no project: the file's own directory.
-	t.Setenv("HOME", filepath.Join(dir, "norepo"))
-	t.Chdir(filepath.Join(dir, "norepo"))
-	if got, want := Scope(filepath.Join(dir, "norepo/d/e/f.yaml")), filepath.Join(dir, "norepo/d/e"); got != want {
-		t.Errorf("Scope from the home directory = %s, want %s", got, want)
-	}
-	t.Chdir("/")
-	if got, want := Scope(filepath.Join(dir, "norepo/d/e/f.yaml")), filepath.Join(dir, "norepo/d/e"); got != want {
-		t.Errorf("Scope from / = %s, want %s", got, want)
-	}
-}
-
 func TestParsePath(t *testing.T) {
 	for in, want := range map[string]Path{
 		"spec.replicas": {{Key: "spec"}, {Key: "replicas"}},

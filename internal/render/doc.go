@@ -18,8 +18,11 @@
 // generator files, configs); a file may belong to several roots; files no
 // root reaches are plain manifests (Graph.Plain), judged as written. A
 // file named alone (pre-commit passes staged files) is looked up from its
-// repository (Scope: the nearest directory holding .git), so it gets the
-// same roots as when the whole repository is scanned.
+// repository (scope.RootOf: the nearest directory holding .git), so it
+// gets the same roots as when the whole repository is scanned. Nothing
+// outside the run's scope (scope.Of: the paths given and their
+// repository) is ever read: an entry that leads there is refused at the
+// entry (Refuse), and its root is not rendered.
 //
 // # Rendering
 //

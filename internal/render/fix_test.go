@@ -36,6 +36,11 @@ func copyTree(t *testing.T, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The copy is a repository, as the tree is inside shipshape's: the
+	// bases beside the root named are in the run's scope (see scope.Of).
+	if err := os.Mkdir(filepath.Join(dst, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	return dst
 }
 

@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/scope"
 )
 
 // fluxGroup is the API group of Flux's Kustomization, which applies a
@@ -202,7 +203,7 @@ func (g *Graph) fluxRoots(file, path string) (roots []*Kustomization, generated 
 	if path == "" || filepath.IsAbs(path) {
 		return nil, ""
 	}
-	top := manifest.RepositoryRoot(filepath.Dir(file))
+	top := scope.RepositoryRoot(filepath.Dir(file))
 	first := ""
 	for dir := filepath.Dir(file); ; dir = filepath.Dir(dir) {
 		real := g.Real(filepath.Join(dir, path))

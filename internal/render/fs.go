@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/scope"
 	"go.yaml.in/yaml/v3"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
@@ -36,7 +37,8 @@ type readOnlyFS struct {
 	// then EvalSymlinks, a stat per path element) and a base listed by
 	// ten overlays is loaded ten times. The disk does not change while a
 	// Renderer is used (see NewRenderer).
-	abs, dirs, exists sync.Map // path -> *cachedAbs, *cachedBool, *cachedBool
+	abs, dirs, exists sync.Map     // path -> *cachedAbs, *cachedBool, *cachedBool
+	scope             *scope.Scope // nothing outside it is read (scopefs.go)
 }
 
 type cachedAbs struct {
@@ -55,18 +57,24 @@ type cachedBool struct {
 func (f *readOnlyFS) CleanedAbs(path string) (filesys.ConfirmedDir, string, error) {
 	v, _ := f.abs.LoadOrStore(path, &cachedAbs{})
 	c := v.(*cachedAbs)
-	c.once.Do(func() { c.dir, c.file, c.err = f.FileSystem.CleanedAbs(path) })
+	c.once.Do(func() {
+		if !f.inScope(path) {
+			c.err = outsideScope(path)
+			return
+		}
+		c.dir, c.file, c.err = f.FileSystem.CleanedAbs(path)
+	})
 	return c.dir, c.file, c.err
 }
 
 // IsDir is the disk's, once per path.
 func (f *readOnlyFS) IsDir(path string) bool {
-	return once(&f.dirs, path, f.FileSystem.IsDir)
+	return once(&f.dirs, path, func(p string) bool { return f.inScope(p) && f.FileSystem.IsDir(p) })
 }
 
 // Exists is the disk's, once per path.
 func (f *readOnlyFS) Exists(path string) bool {
-	return once(&f.exists, path, f.FileSystem.Exists)
+	return once(&f.exists, path, func(p string) bool { return f.inScope(p) && f.FileSystem.Exists(p) })
 }
 
 func once(m *sync.Map, path string, ask func(string) bool) bool {
@@ -82,8 +90,8 @@ type cachedFile struct {
 	err  error
 }
 
-func newReadOnlyFS() *readOnlyFS {
-	return &readOnlyFS{FileSystem: filesys.MakeFsOnDisk()}
+func newReadOnlyFS(sc *scope.Scope) *readOnlyFS {
+	return &readOnlyFS{FileSystem: filesys.MakeFsOnDisk(), scope: sc}
 }
 
 // ReadFile returns the file's bytes, read from disk once. Callers may
@@ -94,7 +102,13 @@ func (f *readOnlyFS) ReadFile(path string) ([]byte, error) {
 	path = filepath.Clean(path)
 	v, _ := f.files.LoadOrStore(path, &cachedFile{})
 	c := v.(*cachedFile)
-	c.once.Do(func() { c.data, c.err = manifest.ReadRegular(path, math.MaxInt64-1) })
+	c.once.Do(func() {
+		if !f.inScope(path) {
+			c.err = outsideScope(path)
+			return
+		}
+		c.data, c.err = manifest.ReadRegular(path, math.MaxInt64-1)
+	})
 	return c.data, c.err
 }
 

@@ -1,12 +1,11 @@
 package render
 
 import (
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sync"
 
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/scope"
 )
 
 // realPaths resolves symbolic links in absolute paths, once per path and
@@ -19,10 +18,15 @@ import (
 // It holds an entry per file of the run (16 thousand over the 11-fold
 // corpus): a map under a lock costs a third of a sync.Map's bytes, and a
 // path with no link in it is kept as its own resolution, not a copy.
+//
+// Links are resolved through the run's scope: a link whose target is
+// outside it resolves to that target, unread (see scope.Scope.Resolve).
 type realPaths struct {
-	mu sync.RWMutex
-	m  map[string]string // path (absolute and clean, or as named) -> resolved
-	wd manifest.WorkDir
+	mu    sync.RWMutex
+	m     map[string]string // path (absolute and clean, or as named) -> resolved
+	wd    manifest.WorkDir
+	scope *scope.Scope
+	once  sync.Once // sets scope for a Graph not made by Discover
 }
 
 func (rp *realPaths) load(p string) (string, bool) {
@@ -51,15 +55,12 @@ func (rp *realPaths) resolve(p string) string {
 	if real, ok := rp.load(p); ok {
 		return real
 	}
-	real := p
-	if parent := filepath.Dir(p); parent != p {
-		real = filepath.Join(rp.resolve(parent), filepath.Base(p))
-		if st, err := os.Lstat(real); err == nil && st.Mode()&fs.ModeSymlink != 0 {
-			if r, err := filepath.EvalSymlinks(real); err == nil {
-				real = r
-			}
+	rp.once.Do(func() {
+		if rp.scope == nil {
+			rp.scope = scope.Of(nil) // the working directory's
 		}
-	}
+	})
+	real, _ := rp.scope.Resolve(p)
 	rp.store(p, real)
 	return real
 }

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -210,6 +211,11 @@ func refuseIn(k *Kustomization, seen map[*Kustomization]bool) *Problem {
 		return at(r.Node, "not rendered: %s entry %q is remote; shipshape never reaches the network or runs git (vendor it, or lint the repository it comes from)", r.Field, r.Value)
 	}
 	for _, r := range k.Refs {
+		if r.Outside {
+			return at(r.Node, "not rendered: %s entry %q leads outside the repository (or the paths given); shipshape reads nothing there%s", r.Field, r.Value, kustomizeRefuses(r, k.Dir))
+		}
+	}
+	for _, r := range k.Refs {
 		if r.Kind != RefResource && r.Kind != RefComponent {
 			continue
 		}
@@ -270,6 +276,25 @@ func refuseIn(k *Kustomization, seen map[*Kustomization]bool) *Problem {
 		}
 	}
 	return nil
+}
+
+// kustomizeRefuses says, for an entry outside the scope, whether
+// kustomize refuses it too: with its default load restrictor (RootOnly) a
+// file must be in or below the directory of the kustomization that lists
+// it; only a directory holding a kustomization (a base, a component) may
+// be anywhere. The entry is never looked at, so a resources entry may be
+// either, and one that leaves through a link is not judged.
+func kustomizeRefuses(r *Ref, dir string) string {
+	if !filepath.IsAbs(r.Value) && within(filepath.Join(dir, r.Value), dir) {
+		return ""
+	}
+	switch r.Kind {
+	case RefResource:
+		return " (kustomize refuses it too unless it is a directory with a kustomization: files must be in or below the kustomization's directory)"
+	case RefComponent:
+		return ""
+	}
+	return " (kustomize refuses it too: files must be in or below the kustomization's directory)"
 }
 
 // refuseConfigFile reads a plugin config file and checks it; a file that
