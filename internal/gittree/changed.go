@@ -8,9 +8,14 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/go-git/go-git/v5"
+	"io"
+	"strings"
+
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -45,54 +50,100 @@ func (r *Repo) Changed(rev *Revision) ([]string, error) {
 	return changed, nil
 }
 
-// candidates is every slash-separated path that may differ: those the
-// commits from rev to HEAD touch, and those git status reports.
+// candidates is every slash-separated path that may differ (differs
+// decides): the files of rev's tree and of the index that differ in
+// blob or presence (what the commits since rev and the staged changes
+// did), the index entries whose file's size or modification time is not
+// what the index recorded (unstaged changes, as git status finds them),
+// and the files neither in the index nor ignored (untracked).
 func (r *Repo) candidates(rev *Revision) (map[string]bool, error) {
 	out := map[string]bool{}
-	head, err := r.repo.Head()
-	switch {
-	case errors.Is(err, plumbing.ErrReferenceNotFound): // no commit yet
-	case err != nil:
-		return nil, fmt.Errorf("reading HEAD: %w", err)
-	case head.Hash() != rev.Commit.Hash:
-		headCommit, err := r.repo.CommitObject(head.Hash())
-		if err != nil {
-			return nil, fmt.Errorf("reading HEAD's commit: %w", err)
-		}
-		from, err := rev.Commit.Tree()
-		if err != nil {
-			return nil, err
-		}
-		to, err := headCommit.Tree()
-		if err != nil {
-			return nil, err
-		}
-		changes, err := object.DiffTree(from, to)
-		if err != nil {
-			return nil, fmt.Errorf("comparing %s with HEAD: %w", rev.Short(), err)
-		}
-		for _, c := range changes {
-			for _, name := range []string{c.From.Name, c.To.Name} {
-				if name != "" {
-					out[name] = true
-				}
-			}
-		}
-	}
-	wt, err := r.repo.Worktree()
+	idx, err := r.store.Index()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading the index: %w", err)
 	}
-	status, err := wt.Status()
+	indexed := make(map[string]*index.Entry, len(idx.Entries))
+	for _, e := range idx.Entries {
+		indexed[e.Name] = e
+	}
+	tree, err := rev.Commit.Tree()
 	if err != nil {
-		return nil, fmt.Errorf("reading the work tree's status: %w", err)
+		return nil, fmt.Errorf("reading the tree of %s: %w", rev.Short(), err)
 	}
-	for name, s := range status {
-		if s.Staging != git.Unmodified || s.Worktree != git.Unmodified {
+	inTree := map[string]bool{}
+	walker := object.NewTreeWalker(tree, true, nil)
+	defer walker.Close()
+	for {
+		name, entry, err := walker.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading the tree of %s: %w", rev.Short(), err)
+		}
+		if entry.Mode == filemode.Dir {
+			continue
+		}
+		inTree[name] = true
+		if e := indexed[name]; e == nil || e.Hash != entry.Hash {
 			out[name] = true
 		}
 	}
+	for name, e := range indexed {
+		if !inTree[name] {
+			out[name] = true
+			continue
+		}
+		st, err := os.Lstat(filepath.Join(r.root, filepath.FromSlash(name)))
+		if err != nil || st.Size() != int64(e.Size) || !st.ModTime().Equal(e.ModifiedAt) {
+			out[name] = true
+		}
+	}
+	untracked, err := r.untracked(indexed)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range untracked {
+		out[name] = true
+	}
 	return out, nil
+}
+
+// untracked lists the files of the work tree that the index does not
+// hold and .gitignore, .git/info/exclude do not ignore. Nested
+// repositories (a directory with its own .git) are not entered.
+func (r *Repo) untracked(indexed map[string]*index.Entry) ([]string, error) {
+	patterns, err := gitignore.ReadPatterns(osfs.New(r.root), nil)
+	if err != nil {
+		return nil, fmt.Errorf("reading .gitignore files: %w", err)
+	}
+	ignored := gitignore.NewMatcher(patterns)
+	var out []string
+	err = filepath.WalkDir(r.root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if path == r.root {
+			return nil
+		}
+		rel, _ := filepath.Rel(r.root, path)
+		rel = filepath.ToSlash(rel)
+		parts := strings.Split(rel, "/")
+		if d.IsDir() {
+			if d.Name() == ".git" || ignored.Match(parts, true) {
+				return filepath.SkipDir
+			}
+			if _, err := os.Lstat(filepath.Join(path, ".git")); err == nil {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if indexed[rel] == nil && !ignored.Match(parts, false) {
+			out = append(out, rel)
+		}
+		return nil
+	})
+	return out, err
 }
 
 // differs reports whether the file rel (slash-separated) differs between

@@ -52,7 +52,7 @@ func (r *Repo) FS(rev *Revision) *FS {
 		rev:   rev,
 		root:  r.root,
 		disk:  filesys.MakeFsOnDisk(),
-		store: r.repo.Storer,
+		store: r.store,
 		dirs:  map[plumbing.Hash]map[string]object.TreeEntry{},
 		top:   rev.Commit.TreeHash,
 	}

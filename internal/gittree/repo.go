@@ -20,8 +20,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -29,9 +29,13 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
 
+// Only go-git's storage and object packages are used, not its top-level
+// package: that one links every transport (HTTP, SSH, git://) into the
+// binary, 3.7 MB of code this package never calls.
+
 // Repo is a repository with a work tree, opened read-only.
 type Repo struct {
-	repo *git.Repository
+	store *filesystem.Storage
 	// root is the work tree's top directory, symbolic links resolved (as
 	// kustomize's CleanedAbs resolves them), so FS paths are the names
 	// the renderer gives the same files on disk.
@@ -49,58 +53,88 @@ func Open(path string) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	var r *git.Repository
-	if gitDir := os.Getenv("GIT_DIR"); gitDir != "" {
-		r, err = openGitDir(gitDir, os.Getenv("GIT_WORK_TREE"))
-	} else {
-		r, err = git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	gitDir, workTree := os.Getenv("GIT_DIR"), os.Getenv("GIT_WORK_TREE")
+	if gitDir != "" {
+		if gitDir, err = filepath.Abs(gitDir); err != nil {
+			return nil, err
+		}
+		if st, err := os.Stat(gitDir); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("GIT_DIR=%s is not a directory", gitDir)
+		}
+		if workTree == "" {
+			if workTree, err = os.Getwd(); err != nil {
+				return nil, err
+			}
+		}
+	} else if gitDir, workTree, err = findGitDir(abs); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if errors.Is(err, git.ErrRepositoryNotExists) {
-		return nil, fmt.Errorf("%s is not inside a git repository (no .git found in it or any parent directory)", path)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("opening the git repository of %s: %w", path, err)
-	}
-	wt, err := r.Worktree()
-	if err != nil {
-		return nil, fmt.Errorf("the git repository of %s has no work tree: %w", path, err)
-	}
-	root, err := filepath.EvalSymlinks(wt.Filesystem.Root())
+	root, err := filepath.EvalSymlinks(workTree)
 	if err != nil {
 		return nil, err
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil && !within(root, real) {
 		return nil, fmt.Errorf("%s is outside the work tree %s of GIT_DIR", path, root)
 	}
-	return &Repo{repo: r, root: root}, nil
+	return &Repo{store: filesystem.NewStorage(repositoryFS(gitDir), cache.NewObjectLRUDefault()), root: root}, nil
 }
 
-// openGitDir opens the git directory gitDir with the work tree workTree
-// (the current directory when empty), following its `commondir` file when
-// it is a linked worktree's git directory (.git/worktrees/NAME).
-func openGitDir(gitDir, workTree string) (*git.Repository, error) {
-	gitDir, err := filepath.Abs(gitDir)
+// findGitDir walks up from path to the first directory holding `.git`
+// and returns the git directory and the work tree's top.
+func findGitDir(path string) (gitDir, workTree string, err error) {
+	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+		path = filepath.Dir(path)
+	}
+	for dir := path; ; dir = filepath.Dir(dir) {
+		dotGit := filepath.Join(dir, ".git")
+		st, err := os.Stat(dotGit)
+		switch {
+		case err == nil && st.IsDir():
+			return dotGit, dir, nil
+		case err == nil:
+			target, err := gitdirFile(dotGit)
+			return target, dir, err
+		case !errors.Is(err, os.ErrNotExist):
+			return "", "", err
+		}
+		if filepath.Dir(dir) == dir {
+			return "", "", errors.New("not inside a git repository (no .git found in it or any parent directory)")
+		}
+	}
+}
+
+// gitdirFile reads a `.git` file (`gitdir: PATH`, relative to its
+// directory), as linked worktrees and submodules have.
+func gitdirFile(dotGit string) (string, error) {
+	data, err := os.ReadFile(dotGit)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	if st, err := os.Stat(gitDir); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("GIT_DIR=%s is not a directory", gitDir)
+	line, _, _ := strings.Cut(string(data), "\n")
+	target, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir: ")
+	if !ok {
+		return "", fmt.Errorf("%s: not a `gitdir: PATH` file", dotGit)
 	}
-	if workTree == "" {
-		if workTree, err = os.Getwd(); err != nil {
-			return nil, err
-		}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(dotGit), target)
 	}
+	return target, nil
+}
+
+// repositoryFS is the git directory, joined with its `commondir` when it
+// is a linked worktree's (.git/worktrees/NAME: HEAD and index here,
+// objects and refs in the main repository).
+func repositoryFS(gitDir string) billy.Filesystem {
 	dot := osfs.New(gitDir)
-	var fs = dot
-	if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-		common := strings.TrimSpace(string(data))
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(gitDir, common)
-		}
-		fs = dotgit.NewRepositoryFilesystem(dot, osfs.New(common))
+	data, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	if err != nil {
+		return dot
 	}
-	return git.Open(filesystem.NewStorage(fs, cache.NewObjectLRUDefault()), osfs.New(workTree))
+	common := strings.TrimSpace(string(data))
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(gitDir, common)
+	}
+	return dotgit.NewRepositoryFilesystem(dot, osfs.New(common))
 }
 
 // Root is the work tree's top directory (symbolic links resolved).
@@ -132,16 +166,12 @@ func (e *ResolveError) Unwrap() error { return e.Err }
 
 // Resolve finds the commit that ref names: a branch, a remote-tracking
 // branch, a tag (annotated tags are peeled to their commit), a full or
-// abbreviated SHA, HEAD, and the ~N and ^N suffixes.
+// abbreviated SHA, HEAD, and the ~N and ^N suffixes (revision.go).
 func (r *Repo) Resolve(ref string) (*Revision, error) {
 	if strings.TrimSpace(ref) == "" {
 		return nil, &ResolveError{Ref: ref, Reason: "the revision is empty"}
 	}
-	hash, err := r.repo.ResolveRevision(plumbing.Revision(ref))
-	if err != nil {
-		return nil, r.resolveError(ref, err)
-	}
-	commit, err := r.repo.CommitObject(*hash)
+	commit, err := r.resolve(ref)
 	if err != nil {
 		return nil, r.resolveError(ref, err)
 	}
@@ -167,7 +197,7 @@ func (r *Repo) resolveError(ref string, err error) error {
 // Shallow reports whether the clone is shallow (some parents were not
 // fetched).
 func (r *Repo) Shallow() bool {
-	commits, err := r.repo.Storer.Shallow()
+	commits, err := r.store.Shallow()
 	return err == nil && len(commits) > 0
 }
 

@@ -44,6 +44,10 @@ func TestResolve(t *testing.T) {
 		"HEAD~2":    shas[0],
 		"HEAD^":     shas[1],
 		"main~1":    shas[1],
+		"HEAD^0":    shas[2],
+		"v2~1":      shas[0],
+		"HEAD~1^":   shas[0],
+		"main^~":    shas[0],
 	} {
 		rev, err := r.Resolve(ref)
 		if err != nil {
@@ -59,9 +63,10 @@ func TestResolve(t *testing.T) {
 	}
 	for ref, reason := range map[string]string{
 		"no-such-branch": "no branch, tag or commit has this name",
-		"HEAD~3":         "", // beyond the first commit
 		"":               "the revision is empty",
 		"deadbeef":       "no branch, tag or commit has this name",
+		"HEAD^2":         "has 1 parent(s), not 2",
+		"HEAD~3":         "has no parent",
 	} {
 		_, err := r.Resolve(ref)
 		var re *ResolveError
