@@ -33,6 +33,7 @@ func defaultPodTemplate(tmpl any) {
 	setDefault(spec, "Always", "restartPolicy")
 	setDefault(spec, "default-scheduler", "schedulerName")
 	setDefaultValue(spec, num("30"), "terminationGracePeriodSeconds")
+	setDefaultValue(spec, scalar{Kind: yaml11.Bool, Text: "true"}, "enableServiceLinks")
 	for _, list := range []string{"containers", "initContainers"} {
 		cs, _ := get(spec, list).([]any)
 		for _, c := range cs {
@@ -95,9 +96,12 @@ func pullPolicyFor(image string) string {
 }
 
 // defaultClaim applies SetDefaults_PersistentVolumeClaimSpec (volumeMode
-// Filesystem) to a claim or a claim template, and drops what the server
-// does not compare (status).
+// Filesystem) to a claim template, and drops what the server does not
+// compare: status, and apiVersion and kind (a template's type meta is not
+// converted into the internal object the server compares).
 func defaultClaim(claim any) {
 	setDefault(claim, "Filesystem", "spec", "volumeMode")
 	del(claim, "status")
+	del(claim, "apiVersion")
+	del(claim, "kind")
 }
