@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -150,6 +151,14 @@ func find(t *testing.T, res *Result, template, kind string) Object {
 // field is the scalar at a dotted path in a document.
 func field(n *yaml.Node, dotted string) string {
 	for _, key := range strings.Split(dotted, ".") {
+		if n != nil && n.Kind == yaml.SequenceNode {
+			i, err := strconv.Atoi(key)
+			if err != nil || i >= len(n.Content) {
+				return ""
+			}
+			n = n.Content[i]
+			continue
+		}
 		n = mapValue(n, key)
 		if n == nil {
 			return ""

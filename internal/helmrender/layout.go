@@ -257,16 +257,18 @@ var templateLocation = regexp.MustCompile(`([^\s():"]+):(\d+)(?::(\d+))?`)
 
 func (l *chartLayout) templateError(root *chart.Chart, err error) error {
 	msg := err.Error()
+	// The last location is the innermost: the helper an include failed in,
+	// the line where an unclosed action starts.
+	pos := l.chartFile(root)
 	for _, m := range templateLocation.FindAllStringSubmatch(msg, -1) {
 		if !strings.HasPrefix(m[1], root.Name()+"/") {
 			continue
 		}
-		pos := l.templatePos(root, m[1])
+		pos = l.templatePos(root, m[1])
 		pos.Line, _ = strconv.Atoi(m[2])
 		pos.Column, _ = strconv.Atoi(m[3])
-		return &TemplateError{Pos: pos, Message: msg}
 	}
-	return &TemplateError{Pos: l.chartFile(root), Message: msg}
+	return &TemplateError{Pos: pos, Message: msg}
 }
 
 const notesSuffix = "NOTES.txt"

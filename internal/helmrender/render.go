@@ -61,6 +61,9 @@ func (p Position) String() string {
 	if p.Line == 0 {
 		return name
 	}
+	if p.Column == 0 {
+		return fmt.Sprintf("%s:%d", name, p.Line)
+	}
 	return fmt.Sprintf("%s:%d:%d", name, p.Line, p.Column)
 }
 
