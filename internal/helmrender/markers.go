@@ -29,8 +29,12 @@ import (
 // fail (`add`, `gt`) or take another branch (`if not .Values.x`). So the first
 // pass marks non-empty strings, numbers and true bools (a marker is truthy,
 // like true); documents that pass 1 could not vouch for get a second pass
-// that marks non-empty strings only. False, empty and null leaves are never
-// marked: a marker would flip their truthiness.
+// that marks non-empty strings only. A value a template compares (`eq
+// .Values.type "NodePort"`) still changes the shape of its document in both;
+// so a third pass marks only the leaves whose markers did show up in the
+// documents still unvouched: those were printed, and the compared ones, which
+// took the branch away, stay as they are. False, empty and null leaves are
+// never marked: a marker would flip their truthiness.
 
 var markerPattern = regexp.MustCompile(`shpmk(\d+)x`)
 
@@ -42,9 +46,9 @@ type valuesLeaf struct {
 }
 
 // markFilter says whether a leaf gets a marker in a pass.
-type markFilter func(v interface{}) bool
+type markFilter func(path []string, v interface{}) bool
 
-func markScalars(v interface{}) bool {
+func markScalars(_ []string, v interface{}) bool {
 	switch x := v.(type) {
 	case string:
 		return x != ""
@@ -56,9 +60,16 @@ func markScalars(v interface{}) bool {
 	return false
 }
 
-func markStrings(v interface{}) bool {
+func markStrings(_ []string, v interface{}) bool {
 	s, ok := v.(string)
 	return ok && s != ""
+}
+
+// markPrinted marks the strings among the leaves seen printed.
+func markPrinted(seen map[string]bool) markFilter {
+	return func(path []string, v interface{}) bool {
+		return seen[valuesPathKey(path)] && markScalars(path, v)
+	}
 }
 
 func traceValues(l *chartLayout, root *chart.Chart, top chartutil.Values, objs []Object, ix *originIndex) {
@@ -66,10 +77,17 @@ func traceValues(l *chartLayout, root *chart.Chart, top chartutil.Values, objs [
 	for i := range pending {
 		pending[i] = true
 	}
-	for _, filter := range []markFilter{markScalars, markStrings} {
-		traced := tracePass(l, root, top, objs, pending, filter, ix)
-		if traced == 0 {
-			continue
+	seen := map[string]bool{}
+	for _, filter := range []markFilter{markScalars, markStrings, nil} {
+		if filter == nil {
+			if len(seen) == 0 {
+				return
+			}
+			filter = markPrinted(seen)
+		}
+		printed, ok := tracePass(l, root, top, objs, pending, filter, ix)
+		if ok {
+			seen = printed
 		}
 		done := true
 		for _, p := range pending {
@@ -82,14 +100,15 @@ func traceValues(l *chartLayout, root *chart.Chart, top chartutil.Values, objs [
 }
 
 // tracePass renders once with markers and fills Values of the pending objects
-// whose marked document has the real one's shape; it clears their pending
-// flag and says how many it vouched for.
-func tracePass(l *chartLayout, root *chart.Chart, top chartutil.Values, objs []Object, pending []bool, filter markFilter, ix *originIndex) int {
+// whose marked document has the real one's shape, clearing their pending
+// flag. It returns the leaves whose markers appear in the documents still
+// pending, and whether the marked rendering worked at all.
+func tracePass(l *chartLayout, root *chart.Chart, top chartutil.Values, objs []Object, pending []bool, filter markFilter, ix *originIndex) (map[string]bool, bool) {
 	values, _ := top["Values"].(chartutil.Values)
 	var leaves []valuesLeaf
 	marked := markValues(map[string]interface{}(values), nil, filter, &leaves)
 	if len(leaves) == 0 {
-		return 0
+		return nil, false
 	}
 	markedTop := chartutil.Values{}
 	for k, v := range top {
@@ -98,17 +117,17 @@ func tracePass(l *chartLayout, root *chart.Chart, top chartutil.Values, objs []O
 	markedTop["Values"] = chartutil.Values(marked.(map[string]interface{}))
 	files, err := engine.Engine{}.Render(root, markedTop)
 	if err != nil {
-		return 0 // a template could not take a marker; the next pass marks less
+		return nil, false // a template could not take a marker; the next pass marks less
 	}
 	markedObjs, err := l.objects(root, files)
 	if err != nil {
-		return 0
+		return nil, false
 	}
 	byDoc := map[string]Object{}
 	for _, o := range markedObjs {
 		byDoc[docKey(o)] = o
 	}
-	vouched := 0
+	printed := map[string]bool{}
 	for i := range objs {
 		if !pending[i] {
 			continue
@@ -119,15 +138,21 @@ func tracePass(l *chartLayout, root *chart.Chart, top chartutil.Values, objs []O
 		}
 		real, mark := scalarsOf(objs[i].Node), scalarsOf(m.Node)
 		if !sameShape(real, mark) {
+			for _, sc := range mark {
+				for _, loc := range markerPattern.FindAllStringSubmatch(sc.value, -1) {
+					if li, err := strconv.Atoi(loc[1]); err == nil && li < len(leaves) {
+						printed[valuesPathKey(leaves[li].path)] = true
+					}
+				}
+			}
 			continue
 		}
 		pending[i] = false
-		vouched++
 		for j := range real {
 			objs[i].Values = append(objs[i].Values, matchScalar(real[j], mark[j], leaves, ix)...)
 		}
 	}
-	return vouched
+	return printed, true
 }
 
 func docKey(o Object) string { return o.Template + "\x00" + strconv.Itoa(o.Index) }
@@ -151,7 +176,7 @@ func markValues(v interface{}, path []string, filter markFilter, leaves *[]value
 		}
 		return out
 	}
-	if !filter(v) {
+	if !filter(path, v) {
 		return v
 	}
 	*leaves = append(*leaves, valuesLeaf{path: path, value: v})
