@@ -320,3 +320,40 @@ data:
 		t.Errorf("gate claims %q, want %q", got, want)
 	}
 }
+
+func TestAPIVersionsAreAddedToHelmsBuiltInSet(t *testing.T) {
+	dir := writeChart(t, map[string]string{
+		"Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+		"templates/cm.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: caps
+data:
+  builtin: {{ .Capabilities.APIVersions.Has "apps/v1" | quote }}
+  resource: {{ .Capabilities.APIVersions.Has "apps/v1/Deployment" | quote }}
+  monitoring: {{ .Capabilities.APIVersions.Has "monitoring.coreos.com/v1" | quote }}
+`,
+	})
+	for _, c := range []struct {
+		extra []string
+		want  string
+	}{{nil, "false"}, {[]string{"monitoring.coreos.com/v1"}, "true"}} {
+		cm := find(t, mustRender(t, Options{ChartDir: dir, APIVersions: c.extra}), "c/templates/cm.yaml", "ConfigMap")
+		// Helm's built-in set lists group versions; "group/version/Kind"
+		// entries come only from a cluster's discovery, as in helm template.
+		if field(cm.Node, "data.builtin") != "true" || field(cm.Node, "data.resource") != "false" || field(cm.Node, "data.monitoring") != c.want {
+			t.Errorf("with %q: %s", c.extra, cm.Text)
+		}
+	}
+}
+
+func TestValuesSourceThatIsNoMappingNamesItsFile(t *testing.T) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte("- a\n- b\n"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Render(Options{ChartDir: umbrellaChart(t), ReleaseName: "rel", Values: []ValuesSource{{File: "hr.yaml", Node: &doc}}})
+	if err == nil || !strings.HasPrefix(err.Error(), "hr.yaml: values: line 1: values must be a mapping") {
+		t.Errorf("error %v", err)
+	}
+}
