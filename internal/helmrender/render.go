@@ -203,7 +203,9 @@ func capabilities(opts Options) (*chartutil.Capabilities, error) {
 	}
 	caps := chartutil.DefaultCapabilities.Copy()
 	caps.KubeVersion = *kv
-	caps.APIVersions = append(caps.APIVersions, opts.APIVersions...)
+	// Copy shares the default slice: a fresh one, so that renderings running
+	// at once never append into the same array.
+	caps.APIVersions = append(append(chartutil.VersionSet(nil), caps.APIVersions...), opts.APIVersions...)
 	return caps, nil
 }
 
