@@ -357,3 +357,25 @@ func TestValuesSourceThatIsNoMappingNamesItsFile(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// Renderings may run at once (the engine renders applications in parallel):
+// under -race this checks that they share nothing they write.
+func TestConcurrentRenderings(t *testing.T) {
+	dir := umbrellaChart(t)
+	done := make(chan string, 4)
+	for i := 0; i < 4; i++ {
+		go func(i int) {
+			res, err := Render(Options{ChartDir: dir, ReleaseName: "rel", APIVersions: []string{"x.example.com/v" + string(rune('1'+i))}})
+			if err != nil {
+				done <- err.Error()
+				return
+			}
+			done <- strings.Join([]string{res.Chart, strings.Repeat("o", len(res.Objects))}, " ")
+		}(i)
+	}
+	for i := 0; i < 4; i++ {
+		if got := <-done; got != "umbrella oooo" {
+			t.Errorf("rendering %d: %s", i, got)
+		}
+	}
+}
