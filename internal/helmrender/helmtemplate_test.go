@@ -1,0 +1,200 @@
+//go:build helm
+
+package helmrender
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// The comparison runs the real helm, built from its Go module at the version
+// this package links (`helm version` of a module build says only "v3.22", so
+// the cache directory names the patch release). The package itself never
+// starts a process.
+const helmModuleVersion = "v3.22.0"
+
+func inCI() bool { return os.Getenv("CI") == "true" }
+
+// helmBinary is $SHIPSHAPE_HELM, or the cached build; the test skips (fails
+// in CI) without it.
+func helmBinary(t *testing.T) string {
+	t.Helper()
+	p := os.Getenv("SHIPSHAPE_HELM")
+	if p == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			t.Skip(err)
+		}
+		p = filepath.Join(cache, "shipshape-helm", helmModuleVersion, "helm")
+	}
+	install := fmt.Sprintf("GOBIN=%s go install helm.sh/helm/v3/cmd/helm@%s", filepath.Dir(p), helmModuleVersion)
+	out, err := exec.Command(p, "version", "--template", "{{.Version}}").Output()
+	if err != nil || !strings.HasPrefix(strings.TrimSpace(string(out)), "v3.22") {
+		msg := fmt.Sprintf("no helm %s at %s (%v %q); build it with: %s", helmModuleVersion, p, err, out, install)
+		if inCI() {
+			t.Fatal(msg + " (CI=true, so this fails instead of skipping)")
+		}
+		t.Skip(msg)
+	}
+	return p
+}
+
+// helmTemplate runs `helm template` with a private home, so that no user
+// configuration (repositories, plugins) takes part.
+func helmTemplate(t *testing.T, helm string, args ...string) (string, error) {
+	t.Helper()
+	home := t.TempDir()
+	cmd := exec.Command(helm, append([]string{"template"}, args...)...)
+	cmd.Env = []string{"HOME=" + home, "HELM_CACHE_HOME=" + filepath.Join(home, "cache"),
+		"HELM_CONFIG_HOME=" + filepath.Join(home, "config"), "HELM_DATA_HOME=" + filepath.Join(home, "data"),
+		"KUBECONFIG=" + filepath.Join(home, "no-kubeconfig"), "PATH=/usr/bin:/bin"}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("helm template %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String(), nil
+}
+
+// canonical is a document as data, re-encoded: key order and styles aside.
+func canonical(t *testing.T, n *yaml.Node) string {
+	t.Helper()
+	var v interface{}
+	if err := n.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	out, err := yaml.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// helmDocuments parses helm template's output ("---\n# Source: name\n...")
+// into "name\n<canonical document>" entries, sorted.
+func helmDocuments(t *testing.T, out string) []string {
+	t.Helper()
+	var docs []string
+	for _, chunk := range strings.Split("\n"+out, "\n---\n") {
+		source, body, ok := strings.Cut(strings.TrimLeft(chunk, "\n"), "\n")
+		if !ok || !strings.HasPrefix(source, "# Source: ") {
+			if strings.TrimSpace(chunk) != "" {
+				t.Fatalf("helm output chunk without a source: %q", chunk)
+			}
+			continue
+		}
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(body), &doc); err != nil {
+			t.Fatalf("helm output %s: %v", source, err)
+		}
+		if len(doc.Content) == 0 {
+			continue // comments only: no object
+		}
+		docs = append(docs, strings.TrimPrefix(source, "# Source: ")+"\n"+canonical(t, &doc))
+	}
+	sort.Strings(docs)
+	return docs
+}
+
+func ourDocuments(t *testing.T, res *Result) []string {
+	t.Helper()
+	var docs []string
+	for _, o := range res.Objects {
+		docs = append(docs, o.Template+"\n"+canonical(t, o.Node))
+	}
+	sort.Strings(docs)
+	return docs
+}
+
+func TestRenderEqualsHelmTemplate(t *testing.T) {
+	helm := helmBinary(t)
+	type chartCase struct {
+		name        string
+		dir         string
+		valuesFiles []string
+		includeCRDs bool
+		// random masks what a template draws at random (randAlphaNum):
+		// it differs between any two renderings, Helm's included.
+		random *regexp.Regexp
+	}
+	umbrella := umbrellaChart(t)
+	override := filepath.Join(t.TempDir(), "override.yaml")
+	if err := os.WriteFile(override, []byte("web:\n  image:\n    tag: \"3.0\"\n  port: 9090\nconfig:\n  greeting: yes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []chartCase{
+		{name: "umbrella", dir: umbrella, valuesFiles: []string{override}},
+		{name: "yaml11", dir: filepath.Join(testdataHelm(t), "yaml11")},
+	}
+	if fc := fleetCorpusOrEmpty(); fc != "" {
+		podinfo := filepath.Join(fc, "stefanprodan+podinfo", "charts", "podinfo")
+		lws := filepath.Join(fc, "kubernetes-sigs+lws", "charts", "lws")
+		argo := filepath.Join(fc, "argoproj+argocd-example-apps")
+		cases = append(cases,
+			chartCase{name: "lws", dir: lws},
+			chartCase{name: "lws-crds", dir: lws, includeCRDs: true},
+			chartCase{name: "helm-guestbook", dir: filepath.Join(argo, "helm-guestbook")},
+			chartCase{name: "blue-green", dir: filepath.Join(argo, "blue-green")},
+			chartCase{name: "app-of-apps", dir: filepath.Join(argo, "apps")},
+			// podinfo's test pods are named ...-test-{{ randAlphaNum 5 | lower }}
+			chartCase{name: "podinfo-prod", dir: podinfo, valuesFiles: []string{filepath.Join(podinfo, "values-prod.yaml")},
+				random: regexp.MustCompile(`(name: rel-podinfo-[a-z]+-test-)[a-z0-9]{5}\n`)},
+		)
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := []string{"rel", c.dir, "--namespace", "ns", "--kube-version", DefaultKubernetesVersion}
+			opts := Options{ChartDir: c.dir, ReleaseName: "rel", Namespace: "ns", IncludeCRDs: c.includeCRDs}
+			for _, f := range c.valuesFiles {
+				args = append(args, "-f", f)
+				opts.Values = append(opts.Values, valuesFile(t, f))
+			}
+			if c.includeCRDs {
+				args = append(args, "--include-crds")
+			}
+			out, err := helmTemplate(t, helm, args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := helmDocuments(t, out)
+			got := ourDocuments(t, mustRender(t, opts))
+			if c.random != nil {
+				for _, docs := range [][]string{want, got} {
+					for i := range docs {
+						docs[i] = c.random.ReplaceAllString(docs[i], "${1}RANDOM\n")
+					}
+				}
+			}
+			if len(want) == 0 {
+				t.Fatal("helm rendered nothing")
+			}
+			if strings.Join(got, "---\n") != strings.Join(want, "---\n") {
+				t.Errorf("rendered objects differ from helm template's\n--- ours (%d)\n%s\n--- helm (%d)\n%s",
+					len(got), strings.Join(got, "---\n"), len(want), strings.Join(want, "---\n"))
+			}
+		})
+	}
+}
+
+// helm template refuses a chart whose dependency is not vendored; the
+// engine (and so this package) renders the parent alone, and says so.
+func TestHelmTemplateRefusesWhatWeReportAsAProblem(t *testing.T) {
+	helm := helmBinary(t)
+	dir := filepath.Join(testdataHelm(t), "missing-dep")
+	_, err := helmTemplate(t, helm, "rel", dir)
+	if err == nil || !strings.Contains(err.Error(), "missing in charts/ directory: redis") {
+		t.Errorf("helm template on a missing dependency: %v", err)
+	}
+	if res := mustRender(t, Options{ChartDir: dir}); len(res.Problems) != 1 {
+		t.Errorf("problems %+v", res.Problems)
+	}
+}
