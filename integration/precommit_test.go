@@ -191,3 +191,45 @@ func TestPreCommitStagedService(t *testing.T) {
 	wantAll(t, "lint hook output", bad.stdout,
 		`apps/rng/active.yaml:8:5: warning service-no-matching-pods: Service/rng-active: Service "rng-active" selects active=yes, app=rng, which no pod template in namespace default carries: Deployment/rng has app=rng but not active=yes`)
 }
+
+// The language: system hooks run the shipshape on PATH (here this run's
+// build, first on PATH) and build nothing: pre-commit makes no Go
+// environment for them. The lint hook fails on the bad manifest, the fix
+// hook fixes it, and the lint hook then passes.
+func TestPreCommitSystemHooks(t *testing.T) {
+	t.Parallel()
+	pc := newPreCommit(t)
+	data, err := os.ReadFile(example("base", "node-agent.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(pc.project, "deploy", "node-agent.yaml"), string(data))
+	pc.mustRun(pc.project, pc.git, "add", "-A")
+
+	lint := pc.tryRepo("shipshape-system", "--all-files", "--verbose")
+	if lint.code != 1 {
+		t.Fatalf("system lint hook on a bad manifest: %v; want exit 1", lint)
+	}
+	wantAll(t, "system lint hook output", lint.stdout,
+		"deploy/node-agent.yaml:7:3: error daemonset-replicas: DaemonSet/node-agent: DaemonSet has no spec.replicas", "Failed")
+
+	fix := pc.tryRepo("shipshape-fix-system", "--all-files", "--verbose")
+	wantAll(t, "system fix hook output", fix.stdout, "files were modified by this hook", "fixed deploy/node-agent.yaml:7: daemonset-replicas")
+	again := pc.tryRepo("shipshape-system", "--all-files", "--verbose")
+	if again.code != 0 {
+		t.Fatalf("system lint hook after the fix: %v", again)
+	}
+
+	var home string
+	for _, kv := range pc.env {
+		if v, ok := strings.CutPrefix(kv, "PRE_COMMIT_HOME="); ok {
+			home = v
+		}
+	}
+	if envs, _ := filepath.Glob(filepath.Join(home, "*", "golangenv-*")); len(envs) > 0 {
+		t.Errorf("the system hooks built a Go environment: %v", envs)
+	}
+	if envs, _ := filepath.Glob(filepath.Join(home, "*")); len(envs) == 0 {
+		t.Errorf("no pre-commit cache under %s: the check above saw nothing", home)
+	}
+}
