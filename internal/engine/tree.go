@@ -690,3 +690,16 @@ func (e *Engine) reportProblem(t *tree, files map[string]*FileResult, r *render.
 	f.Line, f.Column, f.Roots = r.Problem.Line, r.Problem.Column, []string{root}
 	fr.Findings = append(fr.Findings, f)
 }
+
+type treeRun struct {
+	paths  []string
+	inputs []manifest.Input
+	// For a run that keeps sources (fix), what Relint needs to lint only
+	// the files a fix changed when no kustomization reads them: the
+	// graph, the rendered roots, and how many of Files came before the
+	// cross-resource rules ran (those after are the application files
+	// their findings were placed in).
+	graph    *render.Graph
+	rendered *tree
+	files    int
+}
