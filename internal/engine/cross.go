@@ -18,7 +18,7 @@ import (
 // summary is what a cross-resource rule kept of one object.
 type summary struct {
 	rule  int // index in Engine.cross
-	file  string
+	file  objectFile
 	app   string // see application
 	obj   objectKey
 	value any
@@ -58,7 +58,7 @@ func (e *Engine) observe(fr *FileResult, obj *manifest.Object, k objectKey, app 
 		fr.optOuts[k] = ignored
 	}
 	fr.summaries = e.summarize(obj, k, app, fr.summaries)
-	fr.ids, fr.idApp = append(fr.ids, objectID{identity(obj), obj.File}), app
+	fr.ids, fr.idApp = append(fr.ids, objectID{identity(obj), objectFile{obj.File, obj.Root != ""}}), app
 }
 
 // identity hashes obj's group, kind, namespace and name (FNV-1a, written
@@ -78,7 +78,14 @@ func identity(obj *manifest.Object) uint64 {
 // objectID is an object's identity (hashed) and the file it is in.
 type objectID struct {
 	hash uint64
-	file string
+	file objectFile
+}
+
+// objectFile is the file an object is in: a file as named, or, for an
+// object kustomize rendered, its root's kustomization file.
+type objectFile struct {
+	path     string
+	rendered bool
 }
 
 // splitApps returns the applications of files that define one object
@@ -93,7 +100,7 @@ func splitApps(files ...[]*FileResult) map[string]bool {
 		app  string
 		hash uint64
 	}
-	first := map[key]string{}
+	first := map[key]objectFile{}
 	for _, list := range files {
 		for _, fr := range list {
 			for _, id := range fr.ids {
@@ -115,7 +122,7 @@ func (e *Engine) summarize(obj *manifest.Object, k objectKey, app string, out []
 	for i, r := range e.cross {
 		p.Rule = r
 		if v, ok := r.Cross.Summarize(p); ok {
-			out = append(out, summary{i, obj.File, app, k, v})
+			out = append(out, summary{i, objectFile{obj.File, obj.Root != ""}, app, k, v})
 		}
 	}
 	return out
@@ -157,7 +164,7 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 	if len(e.cross) > 0 && len(all) > 0 {
 		// File order, whatever order files were read in.
 		slices.SortStableFunc(all, func(a, b *summary) int {
-			return cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.obj.doc, b.obj.doc), cmp.Compare(a.obj.item, b.obj.item))
+			return cmp.Or(a.file.compare(b.file), cmp.Compare(a.obj.doc, b.obj.doc), cmp.Compare(a.obj.item, b.obj.item))
 		})
 		report := func(f analysis.Finding) {
 			fr := fileOf(f)
@@ -180,7 +187,7 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 		for _, s := range all {
 			app := s.app
 			if split[app] {
-				app += "\x00" + s.file
+				app += "\x00" + s.file.path
 			}
 			if !seen[app] {
 				seen[app] = true
@@ -230,4 +237,16 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 		analysis.Sort(fr.Findings)
 		res.Findings = append(res.Findings, fr.Findings...)
 	}
+}
+
+// compare orders the objects of rendered roots first (by root), then
+// files by path: the order the cross-resource rules see summaries in.
+func (f objectFile) compare(g objectFile) int {
+	if f.rendered != g.rendered {
+		if f.rendered {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Compare(f.path, g.path)
 }

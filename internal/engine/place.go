@@ -119,7 +119,7 @@ func (e *Engine) record(t *tree, files map[string]*FileResult, f analysis.Findin
 	if fr == nil {
 		return // read as context for a file named alone: reported when it is
 	}
-	f.File = fr.Input.Path
+	f.File, f.Rendered = fr.Input.Path, false
 	if fr.ignores.suppresses(f.Line, f.Rule) {
 		return
 	}

@@ -44,8 +44,8 @@ type tree struct {
 	graph    *render.Graph
 	renderer *render.Renderer
 	results  []*render.Result
-	byRoot   map[string]*render.Result // renderedFile(root) -> result
-	judged   map[string]*FileResult    // renderedFile(root) -> its objects judged (see judgeRendered)
+	byRoot   map[string]*render.Result // root's kustomization file -> result
+	judged   map[string]*FileResult    // root's kustomization file -> its objects judged (see judgeRendered)
 	reached  map[string][]string       // abs file -> roots (relative dirs) that read it
 	unread   map[string]bool           // abs file -> a root that reads it did not render
 	// templated: abs file -> only roots that render a template's source
@@ -64,9 +64,6 @@ type tree struct {
 	named      []namedDir // the paths named, longest first (see show)
 	wd         namedDir   // the working directory, named ""
 }
-
-// renderedFile names, in findings not placed yet, the objects of a root.
-func renderedFile(root string) string { return "\x00rendered:" + root }
 
 // RunTree lints inputs as applications (see above); paths are what was
 // named on the command line, for finding the kustomize roots.
@@ -361,9 +358,9 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	done := <-renders
 	t.results = done.results
 	for i, res := range t.results {
-		t.byRoot[renderedFile(res.Root.File)] = res
+		t.byRoot[res.Root.File] = res
 		if res.Problem == nil {
-			t.judged[renderedFile(res.Root.File)] = done.judged[i]
+			t.judged[res.Root.File] = done.judged[i]
 		}
 	}
 	for _, fr := range slots {
@@ -424,8 +421,8 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 // finding only now come last.
 func (e *Engine) finishTree(res *Result, t *tree, files map[string]*FileResult) {
 	e.finish(res, func(f analysis.Finding) *FileResult {
-		if r := t.judged[f.File]; r != nil {
-			if !r.optOuts[objectKey{f.Doc, -1}].Has(f.Rule) {
+		if f.Rendered {
+			if r := t.judged[f.File]; r != nil && !r.optOuts[objectKey{f.Doc, -1}].Has(f.Rule) {
 				e.place(t, files, f)
 			}
 			return nil
@@ -546,7 +543,7 @@ func (t *tree) dropFailed(results []*render.Result) {
 func (e *Engine) judgeRendered(rd *render.Renderer, r *render.Result) *FileResult {
 	objs := make([]*manifest.Object, len(r.Objects))
 	for i, o := range r.Objects {
-		objs[i] = &manifest.Object{Resource: o.Resource, File: renderedFile(r.Root.File), Doc: i, Node: o.Node, Item: -1, Root: r.Root.File}
+		objs[i] = &manifest.Object{Resource: o.Resource, File: r.Root.File, Doc: i, Node: o.Node, Item: -1, Root: r.Root.File}
 	}
 	jsonPatch := func(doc int, path string) *yaml.Node {
 		p, err := render.ParsePath(path)
