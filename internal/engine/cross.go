@@ -19,7 +19,7 @@ import (
 type summary struct {
 	rule  int // index in Engine.cross
 	file  objectFile
-	app   string // see application
+	app   analysis.AppID // see application
 	obj   objectKey
 	value any
 }
@@ -32,25 +32,20 @@ type summary struct {
 // defines one object twice). ResourceList items are placed by the file their
 // config.kubernetes.io/path annotation names; items without one make one
 // application.
-func (e *Engine) application(path string) string {
+func (e *Engine) application(path string) analysis.AppID {
 	if path == manifest.Stdin || path == "" {
-		return path
+		return analysis.AppID{Dir: path}
 	}
 	dir, err := e.wd.Abs(filepath.Dir(path))
 	if err != nil {
-		return filepath.Dir(path)
+		return analysis.AppID{Dir: filepath.Dir(path)}
 	}
-	return dir
+	return analysis.AppID{Dir: dir}
 }
-
-// unlisted ends the application of the files in a kustomization's
-// directory that it does not list: one of their own, whose key is still
-// the directory up to its split suffix (see analysis.CrossPass.Unread).
-const unlisted = "\x01unlisted"
 
 // observe records in fr what the cross-resource rules need of obj, the
 // object k of application app: its opt-outs and its summaries.
-func (e *Engine) observe(fr *FileResult, obj *manifest.Object, k objectKey, app string) {
+func (e *Engine) observe(fr *FileResult, obj *manifest.Object, k objectKey, app analysis.AppID) {
 	if ignored := analysis.IgnoredRules(obj); ignored != nil {
 		if fr.optOuts == nil {
 			fr.optOuts = map[objectKey]analysis.RuleSet{}
@@ -94,10 +89,10 @@ type objectFile struct {
 // with its own Service/redis), which no engine applies as a whole (Argo
 // CD refuses an object defined twice), so each of its files is an
 // application of its own.
-func splitApps(files ...[]*FileResult) map[string]bool {
-	split := map[string]bool{}
+func splitApps(files ...[]*FileResult) map[analysis.AppID]bool {
+	split := map[analysis.AppID]bool{}
 	type key struct {
-		app  string
+		app  analysis.AppID
 		hash uint64
 	}
 	first := map[key]objectFile{}
@@ -116,7 +111,7 @@ func splitApps(files ...[]*FileResult) map[string]bool {
 	return split
 }
 
-func (e *Engine) summarize(obj *manifest.Object, k objectKey, app string, out []summary) []summary {
+func (e *Engine) summarize(obj *manifest.Object, k objectKey, app analysis.AppID, out []summary) []summary {
 	// One pass per object, its rule set for each: summaries only read it.
 	p := analysis.NewPass(nil, obj, e.cfg, nil)
 	for i, r := range e.cross {
@@ -150,13 +145,13 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 		fr.Findings = append(fr.Findings[:0:0], fr.own...)
 		res.Resources += fr.objects
 	}
-	unread := map[string]bool{}
+	unread := map[analysis.AppID]bool{}
 	for _, files := range [][]*FileResult{res.Files, res.context} {
 		for _, fr := range files {
 			for i := range fr.summaries {
 				all = append(all, &fr.summaries[i])
 			}
-			if fr.unreadApp != "" {
+			if fr.unreadApp != (analysis.AppID{}) {
 				unread[fr.unreadApp] = true
 			}
 		}
@@ -178,23 +173,23 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 		// summary comes: one pass, whatever the number of applications.
 		type group struct {
 			values []any
-			apps   []string
+			apps   []analysis.AppID
 		}
-		byRule := make([]map[string]*group, len(e.cross))
-		var apps []string
-		seen := map[string]bool{}
+		byRule := make([]map[analysis.AppID]*group, len(e.cross))
+		var apps []analysis.AppID
+		seen := map[analysis.AppID]bool{}
 		split := splitApps(res.Files, res.context)
 		for _, s := range all {
 			app := s.app
 			if split[app] {
-				app += "\x00" + s.file.path
+				app.File = s.file.path
 			}
 			if !seen[app] {
 				seen[app] = true
 				apps = append(apps, app)
 			}
 			if byRule[s.rule] == nil {
-				byRule[s.rule] = map[string]*group{}
+				byRule[s.rule] = map[analysis.AppID]*group{}
 			}
 			g := byRule[s.rule][app]
 			if g == nil {
@@ -204,10 +199,12 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 			g.values = append(g.values, s.value)
 			g.apps = append(g.apps, app)
 		}
-		shared := map[string]map[string]any{} // per application, and one for all
-		memo := func(key string) map[string]any {
+		// The memos: one per application, and one for the Repository rules.
+		shared := map[analysis.AppID]map[any]any{}
+		repository := map[any]any{}
+		memo := func(key analysis.AppID) map[any]any {
 			if shared[key] == nil {
-				shared[key] = map[string]any{}
+				shared[key] = map[any]any{}
 			}
 			return shared[key]
 		}
@@ -228,7 +225,7 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 				}
 			}
 			if len(all.values) > 0 {
-				r.Cross.Finish(analysis.NewCrossPass(r, e.cfg, memo("\x00all"), all.apps, unread, report), all.values)
+				r.Cross.Finish(analysis.NewCrossPass(r, e.cfg, repository, all.apps, unread, report), all.values)
 			}
 		}
 	}

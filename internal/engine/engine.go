@@ -230,12 +230,12 @@ func (e *Engine) LintFile(in manifest.Input, data []byte) *FileResult {
 func (e *Engine) lintFile(in manifest.Input, data []byte, ctx manifest.Context) *FileResult {
 	app := e.application(in.Path)
 	if ctx.Application != "" {
-		app = ctx.Application
+		app = analysis.AppID{Dir: ctx.Application}
 	}
 	if ctx.Beside && in.Path != manifest.Stdin {
 		// Beside a kustomization that does not list it: not applied with
 		// what the directory's kustomization builds.
-		app += unlisted
+		app.Unlisted = true
 	}
 	f := manifest.Parse(in.Path, data, ctx)
 	fr := &FileResult{Input: in, ignores: scanIgnores(f.Src)}

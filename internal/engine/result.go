@@ -23,12 +23,12 @@ type FileResult struct {
 	// unreadApp is the application of a file skipped as a template, or
 	// read by a kustomize root that did not render: what it would make
 	// is unknown to the cross-resource rules.
-	unreadApp string
+	unreadApp analysis.AppID
 	// ids identify the objects observed (group, kind, namespace, name),
 	// all of application idApp: a directory that defines one object in
 	// two files is not applied as a whole (see splitApps).
 	ids     []objectID
-	idApp   string
+	idApp   analysis.AppID
 	ignores lineIgnores
 	optOuts map[objectKey]analysis.RuleSet // objects with an ignore annotation
 }

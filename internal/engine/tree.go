@@ -295,7 +295,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 				if t.alone[results[i].Root] {
 					// What the root that lists it adds is not known:
 					// its application is not read whole.
-					judged[i].unreadApp = results[i].Root.Dir
+					judged[i].unreadApp = analysis.AppID{Dir: results[i].Root.Dir}
 				}
 			}
 		})
@@ -367,7 +367,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		// A root that did not render may hold what its files lack (a
 		// remote base's pods): the applications of its files are not
 		// known whole.
-		if fr.unreadApp == "" && fr.Input.Path != manifest.Stdin && t.unread[t.key(fr.Input.Path)] {
+		if fr.unreadApp == (analysis.AppID{}) && fr.Input.Path != manifest.Stdin && t.unread[t.key(fr.Input.Path)] {
 			fr.unreadApp = e.application(fr.Input.Path)
 		}
 		if fr.Input.Context {
@@ -557,7 +557,7 @@ func (e *Engine) judgeRendered(rd *render.Renderer, r *render.Result) *FileResul
 	}
 	fr := &FileResult{own: e.checkObjects(objs, nil, jsonPatch)}
 	for _, obj := range objs {
-		e.observe(fr, obj, objectKey{obj.Doc, -1}, r.Root.Dir)
+		e.observe(fr, obj, objectKey{obj.Doc, -1}, analysis.AppID{Dir: r.Root.Dir})
 	}
 	return fr
 }
