@@ -20,7 +20,7 @@ type namedDir struct {
 	dirs []string
 }
 
-func (t *tree) nameDir(name, abs string) namedDir {
+func (t *renderState) nameDir(name, abs string) namedDir {
 	d := namedDir{name: name, dirs: []string{abs}}
 	if real := t.graph.Real(abs); real != abs {
 		d.dirs = append(d.dirs, real)
@@ -47,7 +47,7 @@ func namedPaths(paths []string) []string {
 // the user named them: below a path named, or else the working directory;
 // a directory quoted alone ('/abs/dir') as its name. kustomize names files
 // by their resolved paths, which the named dirs include.
-func (t *tree) relPaths(msg string) string {
+func (t *renderState) relPaths(msg string) string {
 	type pair struct{ abs, as string }
 	var ps []pair
 	sep := string(filepath.Separator)
@@ -74,7 +74,7 @@ func (t *tree) relPaths(msg string) string {
 // directory. The graph names files by real path, and a path named (or the
 // working directory) may be, or lie below, a symbolic link: below its
 // real path is below it.
-func (t *tree) show(abs string) string {
+func (t *renderState) show(abs string) string {
 	for _, n := range t.named {
 		for _, dir := range n.dirs {
 			if r, ok := below(dir, abs); ok {

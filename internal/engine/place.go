@@ -22,7 +22,7 @@ import (
 // line and column render.Locate finds, with its fix carried there when
 // the place is exact; the same finding from several roots (a base
 // rendered by three overlays) is reported once, naming them all.
-func (e *Engine) place(t *tree, files map[string]*FileResult, f analysis.Finding) {
+func (e *Engine) place(t *renderState, files map[string]*FileResult, f analysis.Finding) {
 	f.Severity = e.severityOf(f)
 	res := t.byRoot[f.File]
 	if res == nil || f.Doc < 0 || f.Doc >= len(res.Objects) {
@@ -90,7 +90,7 @@ func (e *Engine) place(t *tree, files map[string]*FileResult, f analysis.Finding
 
 // restates reports whether the patch at loc sets field to the scalar its
 // base already has.
-func (t *tree) restates(res *render.Result, o *render.Object, field string, loc render.Location) bool {
+func (t *renderState) restates(res *render.Result, o *render.Object, field string, loc render.Location) bool {
 	p, err := render.ParsePath(field)
 	if err != nil || loc.Value == nil || loc.Value.Kind != yaml.ScalarNode {
 		return false
@@ -106,7 +106,7 @@ func deletesField(f analysis.Finding) bool {
 
 // record adds f, about a rendered object of root and located at loc (its
 // fix already carried there), to the file loc names.
-func (e *Engine) record(t *tree, files map[string]*FileResult, f analysis.Finding, loc render.Location, root string) {
+func (e *Engine) record(t *renderState, files map[string]*FileResult, f analysis.Finding, loc render.Location, root string) {
 	f.Roots = []string{root}
 	if loc.Source == render.FromRendered {
 		f.Line, f.Column, f.Doc, f.Item = 1, 1, -1, -1
@@ -168,7 +168,7 @@ func atValue(f analysis.Finding, k, v *yaml.Node, loc render.Location) render.Lo
 // carry moves a fix addressed by rendered object and field path to the
 // source document loc found: every edit must land, exactly, in that one
 // document (a base document or a strategic-merge patch file).
-func (t *tree) carry(res *render.Result, o *render.Object, fix *analysis.Fix, loc render.Location) (*analysis.Fix, string) {
+func (t *renderState) carry(res *render.Result, o *render.Object, fix *analysis.Fix, loc render.Location) (*analysis.Fix, string) {
 	out := &analysis.Fix{Message: fix.Message}
 	for _, e := range fix.Edits {
 		p := toRenderPath(e.Path)

@@ -51,11 +51,11 @@ type Result struct {
 // path, as findings' Roots name them; nil when the run rendered none
 // (or did not keep its sources: see Engine.KeepSource).
 func (r *Result) RootsOf(path string) []string {
-	if r.tree == nil || r.tree.rendered == nil {
+	if r.tree == nil || r.tree.state == nil {
 		return nil
 	}
-	t := r.tree.rendered
-	return t.reached[t.key(path)]
+	t := r.tree.state
+	return t.files[t.key(path)].readBy()
 }
 
 // objectKey names an object within its file.

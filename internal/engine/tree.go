@@ -15,15 +15,11 @@ package engine
 // says so), are plain manifests, judged as written.
 
 import (
-	"context"
 	"iter"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
@@ -36,8 +32,9 @@ const (
 	RenderErrorID   = "render-error"
 )
 
-// tree is what rendering found, for one run.
-type tree struct {
+// renderState is the run's render state: the graph, the renderer, what each
+// root rendered, and how each file a root reaches is read.
+type renderState struct {
 	// excluded: a file the config's exclude globs name gets no finding,
 	// and a root whose kustomization they name is not rendered.
 	excluded func(file string) bool
@@ -46,15 +43,7 @@ type tree struct {
 	results  []*render.Result
 	byRoot   map[string]*render.Result // root's kustomization file -> result
 	judged   map[string]*FileResult    // root's kustomization file -> its objects judged (see judgeRendered)
-	reached  map[string][]string       // abs file -> roots (relative dirs) that read it
-	unread   map[string]bool           // abs file -> a root that reads it did not render
-	// templated: abs file -> only roots that render a template's source
-	// read it (see render.templateRoot): not judged at all.
-	templated map[string]bool
-	whole     map[string]bool // abs file -> a root reads it other than as a patch
-	// components: abs file -> only Components no kustomization lists read
-	// it (Flux's spec.components): read by kustomize, never rendered here.
-	components map[string]bool
+	files    map[string]*fileState     // abs real path -> how the roots read it
 	// alone: the bases of roots that did not render, rendered on their own
 	// (render.UnrenderedBases)
 	alone map[*render.Kustomization]bool
@@ -84,14 +73,31 @@ func discover(paths []string) *render.Graph {
 
 // runTree is RunTree over collected inputs and the graph of their
 // kustomizations, reading the files in overlay instead of the disk (the
-// fix driver verifies so).
+// fix driver verifies so). It runs in phases: plan the roots, collect the
+// inputs, then render the roots while the files are linted, and gather
+// what both found into the run's result.
 func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[string][]byte, g *render.Graph) *Result {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
 	defer silenceKustomize()()
 	named := namedPaths(paths)
-	t := &tree{graph: g, renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, judged: map[string]*FileResult{}, reached: map[string][]string{}, whole: map[string]bool{}, keepSource: e.KeepSource}
+	t := e.newRenderState(named, overlay, g)
+	plan := e.planRoots(t, inputs, overlay)
+	in := t.collectInputs(inputs, named)
+	r := e.renderRoots(t, plan)
+	res := &Result{tree: &treeRun{paths: paths, inputs: in.list}}
+	if e.KeepSource {
+		res.tree.graph, res.tree.state = g, t
+	}
+	slots := e.lintInputs(t, in, overlay, r.rendered)
+	e.gather(t, res, slots, <-r.done, plan)
+	return res
+}
+
+// newRenderState is the render state of a run over the paths named.
+func (e *Engine) newRenderState(named []string, overlay map[string][]byte, g *render.Graph) *renderState {
+	t := &renderState{graph: g, renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, judged: map[string]*FileResult{}, files: map[string]*fileState{}, keepSource: e.KeepSource}
 	t.renderer.LoadRestrictionsNone = e.cfg.LoadRestrictor == "LoadRestrictionsNone"
 	t.excluded = e.cfg.Excluder()
 	for _, n := range named {
@@ -108,6 +114,20 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 			t.renderer.Override(abs, data)
 		}
 	}
+	return t
+}
+
+// rootPlan is what will be rendered: the roots (with the template bases
+// rendered for their parents' labels), and the Flux Kustomizations of the
+// tree (read once, when first asked).
+type rootPlan struct {
+	roots []*render.Kustomization
+	flux  func() map[*render.Kustomization]*render.FluxApply
+}
+
+// planRoots finds the roots to render and marks the files each reaches.
+func (e *Engine) planRoots(t *renderState, inputs []manifest.Input, overlay map[string][]byte) rootPlan {
+	g := t.graph
 	// A Component is never applied on its own: one no kustomization of the
 	// tree lists (Flux's spec.components names it) is not an application,
 	// and its files are judged as kustomize reads them, not rendered.
@@ -168,23 +188,36 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		flux()
 	}
 	roots = append(roots, render.TemplateBases(g, roots)...)
-	// Files are linted while the roots render: those no root reaches
-	// first, then those a root reaches, once the roots have rendered, as
-	// kustomize reads them, or as written when every root reaching one
-	// failed.
 	for _, r := range roots {
 		t.reach(r)
 	}
 	for _, c := range components {
 		for _, f := range g.Reaches(c) {
-			if len(t.reached[f]) == 0 {
-				if t.components == nil {
-					t.components = map[string]bool{}
-				}
-				t.components[f] = true
+			if len(t.files[f].readBy()) == 0 {
+				t.file(f).component = true
 			}
 		}
 	}
+	return rootPlan{roots: roots, flux: flux}
+}
+
+// treeInputs are the files a run lints, in the order it lints them.
+type treeInputs struct {
+	list []manifest.Input
+	// order: those no root reaches first (linted while the roots
+	// render), then those a root reaches (linted once the roots have
+	// rendered, as kustomize reads them, or as written when every root
+	// reaching one failed).
+	order []int
+	// reached: a root reaches list[i]; component: only a Component no
+	// kustomization lists does (known before rendering starts, which
+	// marks more files reached).
+	reached, component []bool
+}
+
+// collectInputs adds to inputs the files of the roots' applications not
+// named, and orders them for linting.
+func (t *renderState) collectInputs(inputs []manifest.Input, named []string) treeInputs {
 	// The files a root reaches are its application's: those not named (a
 	// base beside the overlay directory named) are read too, and reported
 	// on, unless only files were named (pre-commit), whose roots' other
@@ -206,8 +239,8 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		return dup
 	})
 	var more []string
-	for f := range t.reached {
-		if !have[f] && manifest.IsYAMLName(f) && filepath.Base(f) != "Kustomization" && !t.excluded(f) {
+	for f, st := range t.files {
+		if len(st.readBy()) > 0 && !have[f] && manifest.IsYAMLName(f) && filepath.Base(f) != "Kustomization" && !t.excluded(f) {
 			more = append(more, f)
 		}
 	}
@@ -215,147 +248,84 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	for _, f := range more {
 		inputs = append(inputs, manifest.Input{Path: t.show(f), Context: onlyFiles})
 	}
-	// The roots render, and their objects are judged, while the files are
-	// linted.
-	type rendering struct {
-		results []*render.Result
-		judged  []*FileResult
-	}
-	reached := make([]bool, len(inputs)) // read before rendering ends
-	var order, last []int                // the order files are linted in
-	for i, in := range inputs {
-		if reached[i] = in.Path != manifest.Stdin && len(t.reached[t.key(in.Path)]) > 0; reached[i] {
+	in := treeInputs{list: inputs, reached: make([]bool, len(inputs)), component: make([]bool, len(inputs))}
+	var last []int
+	for i, input := range inputs {
+		if input.Path == manifest.Stdin {
+			in.order = append(in.order, i)
+			continue
+		}
+		st := t.files[t.key(input.Path)]
+		if in.reached[i] = len(st.readBy()) > 0; in.reached[i] {
 			last = append(last, i)
 		} else {
-			order = append(order, i)
+			in.order = append(in.order, i)
+			in.component[i] = st != nil && st.component
 		}
 	}
-	order = append(order, last...)
-	// Without fix, each root's objects are judged as soon as it renders,
-	// and then keep only what placing their findings needs: a tree of
-	// many roots over a large CRD bundle (kserve's) is not held whole,
-	// root after root.
-	var early sync.Map // *render.Result -> *FileResult
-	if !e.KeepSource {
-		t.renderer.Rendered = func(res *render.Result) {
-			fr := e.judgeRendered(t.renderer, res)
-			early.Store(res, fr)
-			keep := map[int]bool{}
-			for _, f := range fr.own {
-				keep[f.Doc] = true
-			}
-			for _, s := range fr.summaries {
-				// A CustomResourceDefinition's summary only says that an
-				// operator comes with the application: no finding is
-				// placed at it, and it is most of a bundle's bytes.
-				if o := res.Objects[s.obj.doc]; o.Kind != "CustomResourceDefinition" {
-					keep[s.obj.doc] = true
-				}
-			}
-			for i, o := range res.Objects {
-				if !keep[i] {
-					o.Node = render.Skeleton(o.Node)
-				}
-			}
-		}
-	}
-	rendered := make(chan struct{}) // closed when t.reached holds only roots that rendered
-	renders := make(chan rendering, 1)
-	go func() {
-		results := t.renderer.RenderAll(context.Background(), roots)
-		for i, res := range results {
-			if res.Problem != nil && res.Problem.OutsideRoot() && flux()[roots[i]] != nil {
-				t.renderer.Unrestrict(roots[i])
-				results[i] = t.renderer.Render(roots[i])
-			}
-		}
-		// The bases a root that did not render lists are rendered on
-		// their own; one that fails alone is judged as written, as the
-		// root's files are, and says nothing of its own.
-		if bases := render.UnrenderedBases(results); len(bases) > 0 {
-			t.alone = map[*render.Kustomization]bool{}
-			for _, res := range t.renderer.RenderAll(context.Background(), bases) {
-				if res.Problem == nil {
-					t.reach(res.Root)
-					t.alone[res.Root] = true
-					results = append(results, res)
-				}
-			}
-		}
-		t.dropFailed(results)
-		close(rendered)
-		judged := make([]*FileResult, len(results))
-		e.parallel(len(results), func(i int) {
-			if results[i].Problem == nil {
-				if fr, ok := early.Load(results[i]); ok {
-					judged[i] = fr.(*FileResult)
-				} else {
-					judged[i] = e.judgeRendered(t.renderer, results[i])
-				}
-				if t.alone[results[i].Root] {
-					// What the root that lists it adds is not known:
-					// its application is not read whole.
-					judged[i].unreadApp = analysis.AppID{Dir: results[i].Root.Dir}
-				}
-			}
-		})
-		renders <- rendering{results, judged}
-	}()
+	in.order = append(in.order, last...)
+	return in
+}
 
-	res := &Result{tree: &treeRun{paths: paths, inputs: inputs}}
-	if e.KeepSource {
-		res.tree.graph, res.tree.rendered = g, t
-	}
-	files := map[string]*FileResult{} // abs path -> result, for placing findings
-	slots := make([]*FileResult, len(inputs))
-	for i, in := range inputs {
-		slots[i] = &FileResult{Input: in}
+// lintInputs lints the inputs on all cores, in.order's order: a file a
+// root reaches waits for rendered, to be read as kustomize reads it.
+func (e *Engine) lintInputs(t *renderState, in treeInputs, overlay map[string][]byte, rendered <-chan struct{}) []*FileResult {
+	g := t.graph
+	slots := make([]*FileResult, len(in.list))
+	for i, input := range in.list {
+		slots[i] = &FileResult{Input: input}
 	}
 	lint := func(i int) {
-		in := slots[i].Input
-		*slots[i] = *e.safely(in, func() *FileResult {
-			data, ok := overlay[in.Path]
+		input := slots[i].Input
+		*slots[i] = *e.safely(input, func() *FileResult {
+			data, ok := overlay[input.Path]
 			if !ok {
 				var err error
-				if data, err = e.read(in); err != nil {
-					return &FileResult{Input: in, own: []analysis.Finding{e.fileFinding(in.Path, InputErrorID, err.Error())}}
+				if data, err = e.read(input); err != nil {
+					return &FileResult{Input: input, own: []analysis.Finding{e.fileFinding(input.Path, InputErrorID, err.Error())}}
 				}
 			}
-			if !reached[i] {
-				ctx := e.context(in.Path, g.Listed)
+			if !in.reached[i] {
+				ctx := e.context(input.Path, g.Listed)
 				// A Component's files, and the manifests of a directory
 				// Flux builds without a kustomization, are read by
 				// kustomize, not applied as written.
-				if in.Path != manifest.Stdin {
-					ctx.Application = g.FluxApplication(t.key(in.Path))
-					ctx.Unrendered = t.components[t.key(in.Path)] || ctx.Application != ""
+				if input.Path != manifest.Stdin {
+					ctx.Application = g.FluxApplication(t.key(input.Path))
+					ctx.Unrendered = in.component[i] || ctx.Application != ""
 				}
-				return e.lintFile(in, data, ctx)
+				return e.lintFile(input, data, ctx)
 			}
 			<-rendered
-			ctx := t.readsAs(in.Path)
-			if t.templated[t.key(in.Path)] {
+			ctx := t.readsAs(input.Path)
+			if t.files[t.key(input.Path)].isTemplated() {
 				// Read (its lines count), but neither judged nor seen by
 				// the cross-resource rules.
-				fr := e.lintFile(in, data, ctx)
+				fr := e.lintFile(input, data, ctx)
 				fr.own, fr.summaries = nil, nil
 				return fr
 			}
 			if ctx.Kustomize == nil { // every root reaching it failed
-				ctx = e.context(in.Path, g.Listed)
+				ctx = e.context(input.Path, g.Listed)
 				ctx.Unrendered = true
 				// Its parents' labels complete its selectors, as they
 				// would have had the root rendered.
-				if labels := g.SelectorLabels(t.key(in.Path)); labels != nil {
+				if labels := g.SelectorLabels(t.key(input.Path)); labels != nil {
 					ctx.SelectorLabels = labels
 				}
 			}
-			return e.lintFile(in, data, ctx)
+			return e.lintFile(input, data, ctx)
 		})
 	}
-	e.parallel(len(order), func(j int) { lint(order[j]) })
+	e.parallel(len(in.order), func(j int) { lint(in.order[j]) })
+	return slots
+}
 
-	done := <-renders
+// gather puts the files linted and the roots rendered together in res:
+// the findings about rendered objects placed at their sources, the roots
+// that did not render reported, and then the cross-resource rules run.
+func (e *Engine) gather(t *renderState, res *Result, slots []*FileResult, done renderedRoots, plan rootPlan) {
+	files := map[string]*FileResult{} // abs path -> result, for placing findings
 	t.results = done.results
 	for i, res := range t.results {
 		t.byRoot[res.Root.File] = res
@@ -367,7 +337,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		// A root that did not render may hold what its files lack (a
 		// remote base's pods): the applications of its files are not
 		// known whole.
-		if fr.unreadApp == (analysis.AppID{}) && fr.Input.Path != manifest.Stdin && t.unread[t.key(fr.Input.Path)] {
+		if fr.unreadApp == (analysis.AppID{}) && fr.Input.Path != manifest.Stdin && t.files[t.key(fr.Input.Path)].isUnread() {
 			fr.unreadApp = e.application(fr.Input.Path)
 		}
 		if fr.Input.Context {
@@ -391,8 +361,8 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 		res.context = append(res.context, done.judged[i])
 	}
 	// A Flux Kustomization whose spec.components Flux cannot build with.
-	if len(roots) > 0 {
-		for _, a := range flux() {
+	if len(plan.roots) > 0 {
+		for _, a := range plan.flux() {
 			if p := a.Problem; p != nil && e.Enabled(RenderErrorID) {
 				if fr := t.fileFor(files, p.File); fr != nil {
 					f := e.fileFinding(fr.Input.Path, RenderErrorID, t.relPaths(p.Message))
@@ -412,14 +382,13 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	}
 	res.tree.files = len(res.Files)
 	e.finishTree(res, t, files)
-	return res
 }
 
 // finishTree runs the cross-resource rules over a tree's files and
 // rendered roots, placing the findings about rendered objects at their
 // source; the files of an application that were not named and got a
 // finding only now come last.
-func (e *Engine) finishTree(res *Result, t *tree, files map[string]*FileResult) {
+func (e *Engine) finishTree(res *Result, t *renderState, files map[string]*FileResult) {
 	e.finish(res, func(f analysis.Finding) *FileResult {
 		if f.Rendered {
 			if r := t.judged[f.File]; r != nil && !r.optOuts[objectKey{f.Doc, -1}].Has(f.Rule) {
@@ -436,258 +405,6 @@ func (e *Engine) finishTree(res *Result, t *tree, files map[string]*FileResult) 
 	}
 }
 
-// relintTree is Relint for a run of RunTree. When no kustomization reads
-// a changed file (the usual fix: a plain manifest), what was rendered
-// stands: only the changed files are linted again, and the cross-resource
-// rules run again over everything. Otherwise the whole tree is read and
-// rendered again with the new bytes.
-func (e *Engine) relintTree(res *Result, changed map[string][]byte) *Result {
-	rt := res.tree
-	if rt.rendered == nil || !rt.unread(changed) {
-		return e.runTree(rt.paths, rt.inputs, changed, discover(rt.paths))
-	}
-	t := *rt.rendered
-	t.extra = nil
-	// Read by no kustomization, a changed file is linted as written.
-	plain := func(in manifest.Input, data []byte) *FileResult {
-		return e.lintFile(in, data, e.context(in.Path, t.graph.Listed))
-	}
-	out := &Result{Files: e.relintFiles(res.Files[:rt.files], changed, plain), context: res.context, tree: rt}
-	files := map[string]*FileResult{}
-	for _, fr := range res.context {
-		if fr.Input.Path != "" { // not a rendered root's objects
-			files[t.key(fr.Input.Path)] = fr
-		}
-	}
-	for _, fr := range out.Files {
-		files[t.key(fr.Input.Path)] = fr
-	}
-	e.finishTree(out, &t, files)
-	return out
-}
-
-// unread reports whether no kustomization of the run's graph reads any
-// of the changed files (by real path), and none is a kustomization:
-// changing them changes no rendered object.
-func (rt *treeRun) unread(changed map[string][]byte) bool {
-	reached := map[string]bool{}
-	for _, r := range rt.graph.Roots {
-		for _, f := range rt.graph.Reaches(r) {
-			reached[f] = true
-		}
-	}
-	for path := range changed {
-		if slices.Contains(render.KustomizationNames, filepath.Base(path)) || reached[rt.graph.Real(path)] {
-			return false
-		}
-	}
-	return true
-}
-
-// reach records the files root r reaches (its bases' and patches', not
-// those embedded in a kustomization).
-func (t *tree) reach(r *render.Kustomization) {
-	shown := t.show(r.Dir)
-	embedded, patches := t.graph.Embedded(r), t.graph.Patches(r)
-	for _, f := range t.graph.Reaches(r) {
-		if !embedded[f] {
-			t.reached[f] = append(t.reached[f], shown)
-			if !patches[f] {
-				t.whole[f] = true
-			}
-		}
-	}
-}
-
-// dropFailed takes the roots that did not render out of t.reached: their
-// files are read as written.
-func (t *tree) dropFailed(results []*render.Result) {
-	failed := map[string]bool{}    // root -> it did not render
-	templated := map[string]bool{} // root -> it renders a template's source
-	for _, res := range results {
-		if res.Problem != nil {
-			failed[t.show(res.Root.Dir)] = true
-			templated[t.show(res.Root.Dir)] = res.Problem.Template
-		}
-	}
-	if len(failed) == 0 {
-		return
-	}
-	t.unread, t.templated = map[string]bool{}, map[string]bool{}
-	for f, roots := range t.reached {
-		ok := roots[:0:0]
-		onlyTemplates := true
-		for _, r := range roots {
-			if !failed[r] {
-				ok = append(ok, r)
-			} else {
-				t.unread[f] = true
-			}
-			onlyTemplates = onlyTemplates && templated[r]
-		}
-		if onlyTemplates {
-			t.templated[f] = true
-		}
-		if len(ok) == 0 {
-			delete(t.reached, f)
-		} else {
-			t.reached[f] = ok
-		}
-	}
-}
-
-// judgeRendered runs the object rules over the objects of a rendered root
-// and returns them as a pseudo-file: its own findings (not placed yet) and
-// what the cross-resource rules need, with the root's directory as the
-// application, as Argo CD and Flux name it (their path).
-func (e *Engine) judgeRendered(rd *render.Renderer, r *render.Result) *FileResult {
-	objs := make([]*manifest.Object, len(r.Objects))
-	for i, o := range r.Objects {
-		objs[i] = &manifest.Object{Resource: o.Resource, File: r.Root.File, Doc: i, Node: o.Node, Item: -1, Root: r.Root.File}
-	}
-	jsonPatch := func(doc int, path string) *yaml.Node {
-		p, err := render.ParsePath(path)
-		if err != nil {
-			return nil
-		}
-		if l := rd.Locate(r, r.Objects[doc], p); l.Source == render.FromJSONPatch {
-			return l.Value
-		}
-		return nil
-	}
-	fr := &FileResult{own: e.checkObjects(objs, nil, jsonPatch)}
-	for _, obj := range objs {
-		e.observe(fr, obj, objectKey{obj.Doc, -1}, analysis.AppID{Dir: r.Root.Dir})
-	}
-	return fr
-}
-
-// fileFor is the result a finding at the file at abs goes to: the
-// file's, or, for a file of the application that was not named (a base
-// outside the directory named), a new one, which the run then reports;
-// nil for a file read as context only.
-func (t *tree) fileFor(files map[string]*FileResult, abs string) *FileResult {
-	if fr := files[t.key(abs)]; fr != nil {
-		if fr.Input.Context {
-			return nil
-		}
-		return fr
-	}
-	if t.excluded(abs) {
-		return nil
-	}
-	fr := &FileResult{Input: manifest.Input{Path: t.show(abs)}}
-	if data, err := os.ReadFile(abs); err == nil {
-		fr.ignores = scanIgnores(data)
-		if t.keepSource { // fix edits it too
-			f := manifest.Parse(fr.Input.Path, data, t.readsAs(abs))
-			fr.File = &manifest.File{Path: f.Path, Src: f.Src, BOM: f.BOM, Docs: f.Docs, Context: f.Context}
-		}
-	}
-	files[t.key(abs)] = fr
-	t.extra = append(t.extra, fr)
-	return fr
-}
-
-// key is how files are found again from a finding's File (relative as
-// named) or a location's (absolute): by real path, as the graph names
-// them, so that a file reached through a linked directory is one file.
-func (t *tree) key(path string) string {
-	if path == manifest.Stdin {
-		return path
-	}
-	return t.graph.Real(path)
-}
-
-// inputKey is key for an input: a file a directory walk found (not named
-// on the command line) is a regular file, not a link, so only its
-// directories are resolved. Later lookups of the same path hit the
-// graph's cache.
-func (t *tree) inputKey(in manifest.Input) string {
-	if in.Path == manifest.Stdin {
-		return in.Path
-	}
-	if in.Explicit || in.Link {
-		return t.graph.Real(in.Path)
-	}
-	return t.graph.RealFile(in.Path)
-}
-
-// readsAs says how the file at path is read: by kustomize, when a root
-// that renders reaches it.
-func (t *tree) readsAs(path string) manifest.Context {
-	if path == manifest.Stdin {
-		return manifest.Context{}
-	}
-	if roots := t.reached[t.key(path)]; len(roots) > 0 {
-		return manifest.Context{Kustomize: roots, Patch: !t.whole[t.key(path)]}
-	}
-	return manifest.Context{}
-}
-
-// reportProblem reports a root that was not rendered at the entry that
-// stops it (or its kustomization): once, naming every root it stops. Its
-// files are judged as plain files.
-func (e *Engine) reportProblem(t *tree, files map[string]*FileResult, r *render.Result) {
-	fr := t.fileFor(files, r.Problem.File)
-	if fr == nil {
-		return // read as context for a file named alone: reported when it is
-	}
-	id := RenderErrorID
-	switch {
-	case r.Problem.Template:
-		id = TemplateID
-	case r.Problem.Refused:
-		id = RenderSkippedID
-	}
-	if !e.Enabled(id) {
-		return
-	}
-	root := t.show(r.Root.Dir)
-	for i, g := range fr.Findings {
-		if g.Rule == id && g.Line == r.Problem.Line && g.Column == r.Problem.Column {
-			if !slices.Contains(g.Roots, root) {
-				fr.Findings[i].Roots = append(g.Roots, root)
-			}
-			return
-		}
-	}
-	msg := t.relPaths(strings.TrimPrefix(r.Problem.Message, "not rendered: "))
-	if r.Problem.Hint != "" {
-		msg += " (" + r.Problem.Hint + ")"
-	}
-	switch {
-	case r.Problem.Template:
-		msg += "; the files only it reads are not judged"
-	case !strings.Contains(msg, "judged as written"):
-		// Not said at a base's kustomization: it stops several roots,
-		// whose bases differ.
-		var alone []string
-		if k := t.graph.ByDir[filepath.Dir(r.Problem.File)]; k == nil || k == r.Root || k.File != r.Problem.File {
-			for _, ref := range r.Root.Refs {
-				if t.alone[ref.Target] && !slices.Contains(alone, t.show(ref.Target.Dir)) {
-					alone = append(alone, t.show(ref.Target.Dir))
-				}
-			}
-		}
-		switch len(alone) {
-		case 0:
-			msg += "; its files are judged as written"
-		case 1:
-			msg += "; " + alone[0] + ", which it lists, is rendered on its own, its other files are judged as written"
-		default:
-			msg += "; " + strings.Join(alone, ", ") + ", which it lists, are rendered on their own, its other files are judged as written"
-		}
-	}
-	what := "kustomize cannot build the root: "
-	if r.Problem.Refused {
-		what = "the root is not rendered: "
-	}
-	f := e.fileFinding(fr.Input.Path, id, what+msg)
-	f.Line, f.Column, f.Roots = r.Problem.Line, r.Problem.Column, []string{root}
-	fr.Findings = append(fr.Findings, f)
-}
-
 type treeRun struct {
 	paths  []string
 	inputs []manifest.Input
@@ -696,7 +413,7 @@ type treeRun struct {
 	// graph, the rendered roots, and how many of Files came before the
 	// cross-resource rules ran (those after are the application files
 	// their findings were placed in).
-	graph    *render.Graph
-	rendered *tree
-	files    int
+	graph *render.Graph
+	state *renderState
+	files int
 }
