@@ -478,8 +478,8 @@ func newOrderAgg(engine, rule string, ss []*orderSummary) (a *orderAgg, optedOut
 // GitOps configuration) tells the engine of the application whose
 // directory it applies.
 func finishOrder(p *analysis.CrossPass, ss []*orderSummary, notes bool) {
-	var apps []string
-	byApp := map[string][]*orderSummary{}
+	var apps []analysis.AppID
+	byApp := map[analysis.AppID][]*orderSummary{}
 	pointed := map[string][]engineEvidence{} // directory -> engines applying it
 	for i, s := range ss {
 		app := p.Application(i)
@@ -495,21 +495,31 @@ func finishOrder(p *analysis.CrossPass, ss []*orderSummary, notes bool) {
 	}
 	for _, app := range apps {
 		in := byApp[app]
-		if ev := pointed[app]; len(ev) > 0 {
+		// An application that is a directory whole (not the unlisted
+		// files of one, nor one file of a split directory) is what a
+		// GitOps configuration points at.
+		if ev := pointed[app.Dir]; len(ev) > 0 && !app.Unlisted && app.File == "" {
 			in = append([]*orderSummary{{evidence: ev}}, in...)
 		}
 		finishOrderApp(p, app, in, notes)
 	}
 }
 
-func finishOrderApp(p *analysis.CrossPass, app string, ss []*orderSummary, notes bool) {
+// orderPlanKey names an application's ordering plan in the shared memo.
+type orderPlanKey struct {
+	app      analysis.AppID
+	engine   string
+	optedOut string
+}
+
+func finishOrderApp(p *analysis.CrossPass, app analysis.AppID, ss []*orderSummary, notes bool) {
 	a, optedOut := newOrderAgg(p.Config.LWS.Engine, p.Rule.ID, ss)
 	engine, how, problem := a.resolve()
 	if engine == transformers.EngineNone {
 		return
 	}
 	// The LWSs that opted out leave the plan: the key names them.
-	key := "lws-order\x00" + app + "\x00" + engine + "\x00" + strings.Join(optedOut, ",")
+	key := orderPlanKey{app, engine, strings.Join(optedOut, ",")}
 	plan := p.Shared(key, func() any {
 		sets, members := a.sets(engine)
 		return &orderPlan{sets, members}

@@ -76,7 +76,7 @@ func benchRule(b *testing.B, r *analysis.Rule, objs []*manifest.Object) {
 					}
 				}
 			}
-			r.Cross.Finish(analysis.NewCrossPass(r, cfg, map[string]any{}, make([]string, len(summaries)), nil, sink), summaries)
+			r.Cross.Finish(analysis.NewCrossPass(r, cfg, map[any]any{}, make([]analysis.AppID, len(summaries)), nil, sink), summaries)
 		}
 	})
 	b.ReportMetric(float64(findings), "findings")

@@ -230,10 +230,14 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 	// front of a Helm release or another repository's workload) or holds
 	// an operator's custom resource there gets its pods from elsewhere.
 	type nsName struct{ ns, name string }
+	type appNS struct {
+		app analysis.AppID
+		ns  string
+	}
 	managed := map[nsName]bool{}
-	unknown := map[nsName]bool{}   // application, namespace
-	makesPods := map[nsName]bool{} // application, namespace
-	operator := map[string]bool{}  // applications that define CRDs
+	unknown := map[appNS]bool{}
+	makesPods := map[appNS]bool{}
+	operator := map[analysis.AppID]bool{} // applications that define CRDs
 	templates := map[string]*podIndex{}
 	for i, s := range summaries {
 		switch {
@@ -248,9 +252,9 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 			// (minio's operator labels the leader it elects).
 			operator[p.Application(i)] = true
 		case s.unknown != "":
-			unknown[nsName{p.Application(i), s.ns}] = true
+			unknown[appNS{p.Application(i), s.ns}] = true
 		case len(s.pods) > 0:
-			makesPods[nsName{p.Application(i), s.ns}] = true
+			makesPods[appNS{p.Application(i), s.ns}] = true
 			ix := templates[s.ns]
 			if ix == nil {
 				ix = newPodIndex()
@@ -262,7 +266,7 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 		}
 	}
 	for i, s := range summaries {
-		app := nsName{p.Application(i), s.ns}
+		app := appNS{p.Application(i), s.ns}
 		if s.svc == nil || managed[nsName{s.ns, s.svc.name}] || p.Unread(p.Application(i)) || !makesPods[app] {
 			continue
 		}
@@ -287,20 +291,26 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 // repository (thousands, in a large one).
 type podIndex struct {
 	all     []*pods
-	app     map[*pods]string      // the application of each
-	owners  map[string]bool       // application and owner ("app\x00Deployment/web")
-	byLabel map[[2]string][]*pods // fixed labels: key, value
-	byKey   map[string][]*pods    // labels with a value per pod, or one of a set
+	app     map[*pods]analysis.AppID // the application of each
+	owners  map[appOwner]bool        // the owners (Deployment/web) of each application
+	byLabel map[[2]string][]*pods    // fixed labels: key, value
+	byKey   map[string][]*pods       // labels with a value per pod, or one of a set
 }
 
 func newPodIndex() *podIndex {
-	return &podIndex{app: map[*pods]string{}, owners: map[string]bool{}, byLabel: map[[2]string][]*pods{}, byKey: map[string][]*pods{}}
+	return &podIndex{app: map[*pods]analysis.AppID{}, owners: map[appOwner]bool{}, byLabel: map[[2]string][]*pods{}, byKey: map[string][]*pods{}}
 }
 
-func (ix *podIndex) add(p *pods, app string) {
+// appOwner is a controller (Deployment/web) of an application.
+type appOwner struct {
+	app   analysis.AppID
+	owner string
+}
+
+func (ix *podIndex) add(p *pods, app analysis.AppID) {
 	ix.all = append(ix.all, p)
 	ix.app[p] = app
-	ix.owners[app+"\x00"+p.owner] = true
+	ix.owners[appOwner{app, p.owner}] = true
 	for k, v := range p.fixed {
 		if placeholder(v) {
 			ix.byKey[k] = append(ix.byKey[k], p) // any value, see has
@@ -332,7 +342,7 @@ func (ix *podIndex) anyHas(k, v string) bool {
 // carried reports whether some template carries every entry of sel. A
 // template that carries k=v has it fixed, or has k with a value per pod:
 // those of the entry with the fewest such templates are tried.
-func (ix *podIndex) carried(sel map[string]string, app string) bool {
+func (ix *podIndex) carried(sel map[string]string, app analysis.AppID) bool {
 	var fixed, other []*pods
 	first := true
 	for k, v := range sel {
@@ -355,8 +365,8 @@ func (ix *podIndex) carried(sel map[string]string, app string) bool {
 // controller app has too (Deployment/web of overlays/dev, for a Service
 // of overlays/ha): app is applied with its own copy, which may carry
 // other labels.
-func (ix *podIndex) copyElsewhere(t *pods, app string) bool {
-	return ix.app[t] != app && ix.owners[app+"\x00"+t.owner]
+func (ix *podIndex) copyElsewhere(t *pods, app analysis.AppID) bool {
+	return ix.app[t] != app && ix.owners[appOwner{app, t.owner}]
 }
 
 // misspelt reports whether a template carries all of sel but one entry,
@@ -441,7 +451,7 @@ func oneSlip(a, b string) bool {
 
 // noPodsFinding returns the finding for a Service none of the templates
 // of its namespace carries all of whose selector, at the entry to blame.
-func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app string) (analysis.Finding, bool) {
+func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.AppID) (analysis.Finding, bool) {
 	if ix.carried(svc.selector, app) {
 		return analysis.Finding{}, false
 	}

@@ -3,6 +3,8 @@ package rules
 import (
 	"slices"
 	"testing"
+
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 )
 
 // TestPodIndex checks the index service-no-matching-pods looks templates
@@ -20,7 +22,7 @@ func TestPodIndex(t *testing.T) {
 	}
 	ix := newPodIndex()
 	for _, p := range templates {
-		ix.add(p, "")
+		ix.add(p, analysis.AppID{})
 	}
 	keys := []string{"app", "tier", "pod-template-hash", "statefulset.kubernetes.io/pod-name", "other"}
 	values := []string{"a", "b", "c", "db", "web", "x", "y", "db-0", "db-2"}
@@ -48,7 +50,7 @@ func TestPodIndex(t *testing.T) {
 				sel[e2[0]] = e2[1]
 			}
 			want := slices.ContainsFunc(templates, func(p *pods) bool { return p.carries(sel) })
-			if got := ix.carried(sel, ""); got != want {
+			if got := ix.carried(sel, analysis.AppID{}); got != want {
 				t.Errorf("carried(%v) = %v, want %v", sel, got, want)
 			}
 			if want {

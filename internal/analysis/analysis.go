@@ -115,6 +115,11 @@ type Finding struct {
 	// misses). When kustomize renders the object, the finding is placed
 	// at whichever of them an overlay changed, the cause.
 	Related []string
+	// Rendered marks a finding about an object kustomize rendered that
+	// the engine has not placed at its source yet: File is then the
+	// kustomization file of the object's root (see manifest.Object.Root).
+	// Placing it (engine.place) names the source file and clears it.
+	Rendered bool
 }
 
 // Fixable reports whether the finding carries a safe fix.

@@ -1,8 +1,6 @@
 package analysis
 
 import (
-	"strings"
-
 	"github.com/shipshape-dev/shipshape/internal/config"
 )
 
@@ -47,31 +45,48 @@ type CrossPass struct {
 	// Config is the run's configuration; never nil.
 	Config *config.Config
 	report func(Finding)
-	shared map[string]any
-	apps   []string
-	unread map[string]bool
+	shared map[any]any
+	apps   []AppID
+	unread map[AppID]bool
+}
+
+// AppID names an application: the objects one GitOps engine applies
+// together (Argo CD's and Flux's path, `kubectl apply -k`'s directory).
+type AppID struct {
+	// Dir is the directory applied: that of a plain manifest (absolute),
+	// of a rendered kustomize root, or the path a Flux Kustomization
+	// builds; "-" for stdin.
+	Dir string
+	// Unlisted marks the files in Dir that Dir's kustomization does not
+	// list: not applied with what it builds, they are an application of
+	// their own.
+	Unlisted bool
+	// File is set when Dir defines one object (group, kind, namespace,
+	// name) in two files: such a directory holds alternatives, which no
+	// engine applies as a whole, so each of its files is an application.
+	File string
 }
 
 // Application names the application the i-th summary comes from: a
 // Repository rule that looks across applications for what it misses may
 // still judge some things per application.
-func (p *CrossPass) Application(i int) string { return p.apps[i] }
+func (p *CrossPass) Application(i int) AppID { return p.apps[i] }
 
 // Unread reports whether application app holds a file shipshape could
 // not read as objects (a template): a rule that reports an absence (no
 // pods) cannot know what that file makes.
-func (p *CrossPass) Unread(app string) bool {
-	// A directory split into one application per file (see Application)
+func (p *CrossPass) Unread(app AppID) bool {
+	// A directory split into one application per file (see AppID.File)
 	// is still the directory whose templates are unread.
-	dir, _, _ := strings.Cut(app, "\x00")
-	return p.unread[dir]
+	app.File = ""
+	return p.unread[app]
 }
 
 // NewCrossPass is for drivers. shared is the application's memo, the
 // same map for every rule of the application (see Shared).
 // apps names each summary's application (see Application); unread holds
 // the applications with a file not read as objects (see Unread).
-func NewCrossPass(r *Rule, cfg *config.Config, shared map[string]any, apps []string, unread map[string]bool, report func(Finding)) *CrossPass {
+func NewCrossPass(r *Rule, cfg *config.Config, shared map[any]any, apps []AppID, unread map[AppID]bool, report func(Finding)) *CrossPass {
 	return &CrossPass{Rule: r, Config: cfg, report: report, shared: shared, apps: apps, unread: unread}
 }
 
@@ -85,9 +100,9 @@ func (p *CrossPass) Report(f Finding) {
 
 // Shared returns the value computed for key in this application, calling
 // compute the first time: two rules that judge one plan (the LWS ordering's
-// changes and notes) compute it once. The key must name everything the
-// value depends on.
-func (p *CrossPass) Shared(key string, compute func() any) any {
+// changes and notes) compute it once. The key is a comparable value (a
+// struct of its parts) that names everything the value depends on.
+func (p *CrossPass) Shared(key any, compute func() any) any {
 	if v, ok := p.shared[key]; ok {
 		return v
 	}

@@ -136,6 +136,7 @@ func (p *Pass) Finding(n *yaml.Node, path string, fix *Fix, format string, args 
 		Fix:      fix,
 		Doc:      p.Object.Doc,
 		Item:     p.Object.Item,
+		Rendered: p.Object.Root != "",
 	}
 	if n != nil {
 		f.Line, f.Column = n.Line, n.Column

@@ -13,7 +13,6 @@ import (
 	"io"
 	"iter"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -23,7 +22,6 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
-	"github.com/shipshape-dev/shipshape/internal/render"
 	"github.com/shipshape-dev/shipshape/internal/schemawalk"
 	"github.com/shipshape-dev/shipshape/internal/scope"
 )
@@ -169,81 +167,6 @@ func (e *Engine) FailOn() analysis.FailOn { return e.failOn }
 // Config returns the configuration the engine was built with.
 func (e *Engine) Config() *config.Config { return e.cfg }
 
-// FileResult is what one input produced.
-type FileResult struct {
-	Input manifest.Input
-	// File is nil when the file could not be read. After a run it holds
-	// the path, the document count and (KeepSource) the bytes, never the
-	// node tree.
-	File     *manifest.File
-	Findings []analysis.Finding
-
-	own       []analysis.Finding // Findings without the cross-resource ones
-	objects   int
-	summaries []summary
-	// unreadApp is the application of a file skipped as a template, or
-	// read by a kustomize root that did not render: what it would make
-	// is unknown to the cross-resource rules.
-	unreadApp string
-	// ids identify the objects observed (group, kind, namespace, name),
-	// all of application idApp: a directory that defines one object in
-	// two files is not applied as a whole (see splitApps).
-	ids     []objectID
-	idApp   string
-	ignores lineIgnores
-	optOuts map[objectKey]analysis.RuleSet // objects with an ignore annotation
-}
-
-// Result is a whole run.
-type Result struct {
-	Files     []*FileResult
-	Findings  []analysis.Finding // all findings, files in input order, then by position
-	Resources int
-
-	// context holds the files read for the cross-resource rules only
-	// (manifest.Input.Context): never reported on, never counted.
-	context []*FileResult
-	// tree is set for a run of RunTree: what was named and read, for
-	// Relint to render again.
-	tree *treeRun
-}
-
-// RootsOf names the kustomize roots that rendered and read the file at
-// path, as findings' Roots name them; nil when the run rendered none
-// (or did not keep its sources: see Engine.KeepSource).
-func (r *Result) RootsOf(path string) []string {
-	if r.tree == nil || r.tree.rendered == nil {
-		return nil
-	}
-	t := r.tree.rendered
-	return t.reached[t.key(path)]
-}
-
-type treeRun struct {
-	paths  []string
-	inputs []manifest.Input
-	// For a run that keeps sources (fix), what Relint needs to lint only
-	// the files a fix changed when no kustomization reads them: the
-	// graph, the rendered roots, and how many of Files came before the
-	// cross-resource rules ran (those after are the application files
-	// their findings were placed in).
-	graph    *render.Graph
-	rendered *tree
-	files    int
-}
-
-// objectKey names an object within its file.
-type objectKey struct{ doc, item int }
-
-// summary is what a cross-resource rule kept of one object.
-type summary struct {
-	rule  int // index in Engine.cross
-	file  string
-	app   string // see application
-	obj   objectKey
-	value any
-}
-
 // Run lints inputs in parallel.
 func (e *Engine) Run(inputs []manifest.Input) *Result {
 	return e.RunSeq(slices.Values(inputs))
@@ -286,30 +209,6 @@ func (e *Engine) RunSeq(inputs iter.Seq[manifest.Input]) *Result {
 	return res
 }
 
-// application names the application a file belongs to, for the
-// cross-resource rules of PerApplication scope: for plain manifests, the
-// directory that holds the file (Argo CD and Flux apply a directory), so
-// that two alternatives kept side by side in sibling directories are not
-// judged together (nor, see splitApps, the files of a directory that
-// defines one object twice). ResourceList items are placed by the file their
-// config.kubernetes.io/path annotation names; items without one make one
-// application.
-func (e *Engine) application(path string) string {
-	if path == manifest.Stdin || path == "" {
-		return path
-	}
-	dir, err := e.wd.Abs(filepath.Dir(path))
-	if err != nil {
-		return filepath.Dir(path)
-	}
-	return dir
-}
-
-// unlisted ends the application of the files in a kustomization's
-// directory that it does not list: one of their own, whose key is still
-// the directory up to its split suffix (see analysis.CrossPass.Unread).
-const unlisted = "\x01unlisted"
-
 // RunSource lints one file's bytes given in memory, as Run would lint
 // them read from path (the kustomization beside path included), keeping
 // the bytes for the fix driver.
@@ -337,12 +236,12 @@ func (e *Engine) LintFile(in manifest.Input, data []byte) *FileResult {
 func (e *Engine) lintFile(in manifest.Input, data []byte, ctx manifest.Context) *FileResult {
 	app := e.application(in.Path)
 	if ctx.Application != "" {
-		app = ctx.Application
+		app = analysis.AppID{Dir: ctx.Application}
 	}
 	if ctx.Beside && in.Path != manifest.Stdin {
 		// Beside a kustomization that does not list it: not applied with
 		// what the directory's kustomization builds.
-		app += unlisted
+		app.Unlisted = true
 	}
 	f := manifest.Parse(in.Path, data, ctx)
 	fr := &FileResult{Input: in, ignores: scanIgnores(f.Src)}
@@ -379,190 +278,6 @@ func (e *Engine) lintFile(in manifest.Input, data []byte, ctx manifest.Context) 
 // manifest.Listed).
 func (e *Engine) context(path string, listed manifest.Listed) manifest.Context {
 	return e.kusts.ForListed(path, listed)
-}
-
-// observe records in fr what the cross-resource rules need of obj, the
-// object k of application app: its opt-outs and its summaries.
-func (e *Engine) observe(fr *FileResult, obj *manifest.Object, k objectKey, app string) {
-	if ignored := analysis.IgnoredRules(obj); ignored != nil {
-		if fr.optOuts == nil {
-			fr.optOuts = map[objectKey]analysis.RuleSet{}
-		}
-		fr.optOuts[k] = ignored
-	}
-	fr.summaries = e.summarize(obj, k, app, fr.summaries)
-	fr.ids, fr.idApp = append(fr.ids, objectID{identity(obj), obj.File}), app
-}
-
-// identity hashes obj's group, kind, namespace and name (FNV-1a, written
-// out: no allocation per object).
-func identity(obj *manifest.Object) uint64 {
-	const offset, prime = 14695981039346656037, 1099511628211
-	h := uint64(offset)
-	for _, part := range [...]string{obj.Group(), obj.Kind, obj.EffectiveNamespace(), obj.Name} {
-		for i := 0; i < len(part); i++ {
-			h = (h ^ uint64(part[i])) * prime
-		}
-		h *= prime // a zero byte between parts: ("ab", "c") is not ("a", "bc")
-	}
-	return h
-}
-
-// objectID is an object's identity (hashed) and the file it is in.
-type objectID struct {
-	hash uint64
-	file string
-}
-
-// splitApps returns the applications of files that define one object
-// (group, kind, namespace and name) in two files: such a directory is a
-// set of alternatives or samples (kuberay's config/samples, each file
-// with its own Service/redis), which no engine applies as a whole (Argo
-// CD refuses an object defined twice), so each of its files is an
-// application of its own.
-func splitApps(files ...[]*FileResult) map[string]bool {
-	split := map[string]bool{}
-	type key struct {
-		app  string
-		hash uint64
-	}
-	first := map[key]string{}
-	for _, list := range files {
-		for _, fr := range list {
-			for _, id := range fr.ids {
-				k := key{fr.idApp, id.hash}
-				if f, ok := first[k]; !ok {
-					first[k] = id.file
-				} else if f != id.file {
-					split[fr.idApp] = true
-				}
-			}
-		}
-	}
-	return split
-}
-
-func (e *Engine) summarize(obj *manifest.Object, k objectKey, app string, out []summary) []summary {
-	// One pass per object, its rule set for each: summaries only read it.
-	p := analysis.NewPass(nil, obj, e.cfg, nil)
-	for i, r := range e.cross {
-		p.Rule = r
-		if v, ok := r.Cross.Summarize(p); ok {
-			out = append(out, summary{i, obj.File, app, k, v})
-		}
-	}
-	return out
-}
-
-// Finish runs the cross-resource rules over the summaries of res's files
-// and merges their findings into each file's, in the one order. It can be
-// called again after files were replaced (the fix driver verifies so).
-func (e *Engine) Finish(res *Result) {
-	byPath := map[string]*FileResult{}
-	for _, fr := range res.Files {
-		byPath[fr.Input.Path] = fr
-	}
-	e.finish(res, func(f analysis.Finding) *FileResult { return byPath[f.File] })
-}
-
-// finish is Finish with where each cross-resource finding goes (nil: not
-// reported, a context file's).
-func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) {
-	// Pointers, not copies: over a large tree the summaries are most of
-	// what a run keeps.
-	var all []*summary
-	res.Resources = 0
-	for _, fr := range res.Files {
-		fr.Findings = append(fr.Findings[:0:0], fr.own...)
-		res.Resources += fr.objects
-	}
-	unread := map[string]bool{}
-	for _, files := range [][]*FileResult{res.Files, res.context} {
-		for _, fr := range files {
-			for i := range fr.summaries {
-				all = append(all, &fr.summaries[i])
-			}
-			if fr.unreadApp != "" {
-				unread[fr.unreadApp] = true
-			}
-		}
-	}
-	if len(e.cross) > 0 && len(all) > 0 {
-		// File order, whatever order files were read in.
-		slices.SortStableFunc(all, func(a, b *summary) int {
-			return cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.obj.doc, b.obj.doc), cmp.Compare(a.obj.item, b.obj.item))
-		})
-		report := func(f analysis.Finding) {
-			fr := fileOf(f)
-			if fr == nil || fr.Input.Context || fr.ignores.suppresses(f.Line, f.Rule) || fr.optOuts[objectKey{f.Doc, f.Item}].Has(f.Rule) {
-				return
-			}
-			f.Severity = e.severityOf(f)
-			fr.Findings = append(fr.Findings, f)
-		}
-		// Each rule's summaries, by application in the order their first
-		// summary comes: one pass, whatever the number of applications.
-		type group struct {
-			values []any
-			apps   []string
-		}
-		byRule := make([]map[string]*group, len(e.cross))
-		var apps []string
-		seen := map[string]bool{}
-		split := splitApps(res.Files, res.context)
-		for _, s := range all {
-			app := s.app
-			if split[app] {
-				app += "\x00" + s.file
-			}
-			if !seen[app] {
-				seen[app] = true
-				apps = append(apps, app)
-			}
-			if byRule[s.rule] == nil {
-				byRule[s.rule] = map[string]*group{}
-			}
-			g := byRule[s.rule][app]
-			if g == nil {
-				g = &group{}
-				byRule[s.rule][app] = g
-			}
-			g.values = append(g.values, s.value)
-			g.apps = append(g.apps, app)
-		}
-		shared := map[string]map[string]any{} // per application, and one for all
-		memo := func(key string) map[string]any {
-			if shared[key] == nil {
-				shared[key] = map[string]any{}
-			}
-			return shared[key]
-		}
-		for i, r := range e.cross {
-			if r.Scope == analysis.PerApplication {
-				for _, a := range apps {
-					if g := byRule[i][a]; g != nil {
-						r.Cross.Finish(analysis.NewCrossPass(r, e.cfg, memo(a), g.apps, unread, report), g.values)
-					}
-				}
-				continue
-			}
-			var all group
-			for _, a := range apps {
-				if g := byRule[i][a]; g != nil {
-					all.values = append(all.values, g.values...)
-					all.apps = append(all.apps, g.apps...)
-				}
-			}
-			if len(all.values) > 0 {
-				r.Cross.Finish(analysis.NewCrossPass(r, e.cfg, memo("\x00all"), all.apps, unread, report), all.values)
-			}
-		}
-	}
-	res.Findings = res.Findings[:0]
-	for _, fr := range res.Files {
-		analysis.Sort(fr.Findings)
-		res.Findings = append(res.Findings, fr.Findings...)
-	}
 }
 
 // Relint is res with the files in changed linted again from their new

@@ -1,0 +1,419 @@
+package engine
+
+// Applications: Argo CD, Flux and `kubectl apply -k` apply what kustomize
+// renders, so a tree is read as applications. Every kustomize root (a
+// kustomization no other kustomization in the tree lists) is rendered
+// in-process (internal/render) and its objects are judged by the object
+// rules and, as one application, by the cross-resource rules; each
+// finding is then placed at the source byte that produced the value
+// (render.Locate), and its fix carried there when the place is exact.
+// The files a root reaches are read the way kustomize reads them: only the
+// rules about how a file is read (analysis.Rule.Source: YAML 1.1 scalars,
+// duplicate keys, syntax) judge them. Files no root reaches, and the files
+// of a root that cannot be rendered (it would need the network or a
+// process, or kustomize fails on it: one finding at its kustomization
+// says so), are plain manifests, judged as written.
+
+import (
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/render"
+)
+
+// Rules the engine reports about kustomize roots.
+const (
+	RenderSkippedID = "render-skipped"
+	RenderErrorID   = "render-error"
+)
+
+// renderState is the run's render state: the graph, the renderer, what each
+// root rendered, and how each file a root reaches is read.
+type renderState struct {
+	// excluded: a file the config's exclude globs name gets no finding,
+	// and a root whose kustomization they name is not rendered.
+	excluded func(file string) bool
+	graph    *render.Graph
+	renderer *render.Renderer
+	results  []*render.Result
+	byRoot   map[string]*render.Result // root's kustomization file -> result
+	judged   map[string]*FileResult    // root's kustomization file -> its objects judged (see judgeRendered)
+	files    map[string]*fileState     // abs real path -> how the roots read it
+	// alone: the bases of roots that did not render, rendered on their own
+	// (render.UnrenderedBases)
+	alone map[*render.Kustomization]bool
+	extra []*FileResult // files not named that findings were placed in
+	// keepSource: the run keeps files' bytes (fix), those of extra too
+	keepSource bool
+	named      []namedDir // the paths named, longest first (see show)
+	wd         namedDir   // the working directory, named ""
+}
+
+// RunTree lints inputs as applications (see above); paths are what was
+// named on the command line, for finding the kustomize roots.
+func (e *Engine) RunTree(paths []string, inputs iter.Seq[manifest.Input]) *Result {
+	// The kustomizations are found while the inputs are walked: both
+	// read the same directories.
+	graph := make(chan *render.Graph, 1)
+	go func() { graph <- discover(paths) }()
+	collected := slices.Collect(inputs)
+	return e.runTree(paths, collected, nil, <-graph)
+}
+
+// discover finds the kustomizations of paths (see render.Discover).
+func discover(paths []string) *render.Graph {
+	g, _ := render.Discover(namedPaths(paths)) // paths that cannot be read are walk errors
+	return g
+}
+
+// runTree is RunTree over collected inputs and the graph of their
+// kustomizations, reading the files in overlay instead of the disk (the
+// fix driver verifies so). It runs in phases: plan the roots, collect the
+// inputs, then render the roots while the files are linted, and gather
+// what both found into the run's result.
+func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[string][]byte, g *render.Graph) *Result {
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	defer silenceKustomize()()
+	named := namedPaths(paths)
+	t := e.newRenderState(named, overlay, g)
+	plan := e.planRoots(t, inputs, overlay)
+	in := t.collectInputs(inputs, named)
+	r := e.renderRoots(t, plan)
+	res := &Result{tree: &treeRun{paths: paths, inputs: in.list}}
+	if e.KeepSource {
+		res.tree.graph, res.tree.state = g, t
+	}
+	slots := e.lintInputs(t, in, overlay, r.rendered)
+	e.gather(t, res, slots, <-r.done, plan)
+	return res
+}
+
+// newRenderState is the render state of a run over the paths named.
+func (e *Engine) newRenderState(named []string, overlay map[string][]byte, g *render.Graph) *renderState {
+	t := &renderState{graph: g, renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, judged: map[string]*FileResult{}, files: map[string]*fileState{}, keepSource: e.KeepSource}
+	t.renderer.LoadRestrictionsNone = e.cfg.LoadRestrictor == "LoadRestrictionsNone"
+	t.excluded = e.cfg.Excluder()
+	for _, n := range named {
+		if abs, err := filepath.Abs(n); err == nil {
+			t.named = append(t.named, t.nameDir(n, abs))
+		}
+	}
+	slices.SortStableFunc(t.named, func(a, b namedDir) int { return len(b.name) - len(a.name) })
+	if wd, err := os.Getwd(); err == nil {
+		t.wd = t.nameDir("", wd)
+	}
+	for path, data := range overlay {
+		if abs, err := filepath.Abs(path); err == nil {
+			t.renderer.Override(abs, data)
+		}
+	}
+	return t
+}
+
+// rootPlan is what will be rendered: the roots (with the template bases
+// rendered for their parents' labels), and the Flux Kustomizations of the
+// tree (read once, when first asked).
+type rootPlan struct {
+	roots []*render.Kustomization
+	flux  func() map[*render.Kustomization]*render.FluxApply
+}
+
+// planRoots finds the roots to render and marks the files each reaches.
+func (e *Engine) planRoots(t *renderState, inputs []manifest.Input, overlay map[string][]byte) rootPlan {
+	g := t.graph
+	// A Component is never applied on its own: one no kustomization of the
+	// tree lists (Flux's spec.components names it) is not an application,
+	// and its files are judged as kustomize reads them, not rendered.
+	var roots, components []*render.Kustomization
+	for _, r := range g.Roots {
+		if t.excluded(r.File) {
+			continue
+		}
+		if r.Kind != "Component" {
+			roots = append(roots, r)
+		} else {
+			components = append(components, r)
+		}
+	}
+	// Flux builds the roots its Kustomizations apply with the Components
+	// they name, in their targetNamespace, and with LoadRestrictionsNone:
+	// the tree's Flux Kustomizations are read when it has roots.
+	changed := map[string][]byte{}
+	for path, data := range overlay {
+		changed[t.key(path)] = data
+	}
+	read := func(file string) []byte {
+		if data, ok := changed[file]; ok {
+			return data
+		}
+		data, _ := os.ReadFile(file)
+		return data
+	}
+	flux := sync.OnceValue(func() map[*render.Kustomization]*render.FluxApply {
+		files := make([]string, 0, len(inputs))
+		for _, in := range inputs {
+			if in.Path != manifest.Stdin {
+				files = append(files, t.inputKey(in))
+			}
+		}
+		// Every file is read, on all cores: the rendering waits for this.
+		held := make([][]byte, len(files))
+		e.parallel(len(files), func(i int) {
+			if data := read(files[i]); render.MentionsFlux(data) {
+				held[i] = data
+			}
+		})
+		found := map[string][]byte{}
+		for i, data := range held {
+			if data != nil {
+				found[files[i]] = data
+			}
+		}
+		return g.FluxApplies(found)
+	})
+	if len(roots) > 0 {
+		for file, data := range g.AddFluxSettings(flux(), read) {
+			t.renderer.Override(file, data)
+		}
+	} else {
+		// A tree without roots may still be built by Flux, which writes
+		// a kustomization over a directory that has none (FluxApplication).
+		flux()
+	}
+	roots = append(roots, render.TemplateBases(g, roots)...)
+	for _, r := range roots {
+		t.reach(r)
+	}
+	for _, c := range components {
+		for _, f := range g.Reaches(c) {
+			if len(t.files[f].readBy()) == 0 {
+				t.file(f).component = true
+			}
+		}
+	}
+	return rootPlan{roots: roots, flux: flux}
+}
+
+// treeInputs are the files a run lints, in the order it lints them.
+type treeInputs struct {
+	list []manifest.Input
+	// order: those no root reaches first (linted while the roots
+	// render), then those a root reaches (linted once the roots have
+	// rendered, as kustomize reads them, or as written when every root
+	// reaching one failed).
+	order []int
+	// reached: a root reaches list[i]; component: only a Component no
+	// kustomization lists does (known before rendering starts, which
+	// marks more files reached).
+	reached, component []bool
+}
+
+// collectInputs adds to inputs the files of the roots' applications not
+// named, and orders them for linting.
+func (t *renderState) collectInputs(inputs []manifest.Input, named []string) treeInputs {
+	// The files a root reaches are its application's: those not named (a
+	// base beside the overlay directory named) are read too, and reported
+	// on, unless only files were named (pre-commit), whose roots' other
+	// files are context.
+	onlyFiles := true
+	for _, p := range named {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			onlyFiles = false
+		}
+	}
+	// A file reached under two names (a directory linked into another) is
+	// read once, under the first: the named files come before those read
+	// as context.
+	have := map[string]bool{}
+	inputs = slices.DeleteFunc(slices.Clone(inputs), func(in manifest.Input) bool {
+		k := t.inputKey(in)
+		dup := have[k]
+		have[k] = true
+		return dup
+	})
+	var more []string
+	for f, st := range t.files {
+		if len(st.readBy()) > 0 && !have[f] && manifest.IsYAMLName(f) && filepath.Base(f) != "Kustomization" && !t.excluded(f) {
+			more = append(more, f)
+		}
+	}
+	slices.Sort(more)
+	for _, f := range more {
+		inputs = append(inputs, manifest.Input{Path: t.show(f), Context: onlyFiles})
+	}
+	in := treeInputs{list: inputs, reached: make([]bool, len(inputs)), component: make([]bool, len(inputs))}
+	var last []int
+	for i, input := range inputs {
+		if input.Path == manifest.Stdin {
+			in.order = append(in.order, i)
+			continue
+		}
+		st := t.files[t.key(input.Path)]
+		if in.reached[i] = len(st.readBy()) > 0; in.reached[i] {
+			last = append(last, i)
+		} else {
+			in.order = append(in.order, i)
+			in.component[i] = st != nil && st.component
+		}
+	}
+	in.order = append(in.order, last...)
+	return in
+}
+
+// lintInputs lints the inputs on all cores, in.order's order: a file a
+// root reaches waits for rendered, to be read as kustomize reads it.
+func (e *Engine) lintInputs(t *renderState, in treeInputs, overlay map[string][]byte, rendered <-chan struct{}) []*FileResult {
+	g := t.graph
+	slots := make([]*FileResult, len(in.list))
+	for i, input := range in.list {
+		slots[i] = &FileResult{Input: input}
+	}
+	lint := func(i int) {
+		input := slots[i].Input
+		*slots[i] = *e.safely(input, func() *FileResult {
+			data, ok := overlay[input.Path]
+			if !ok {
+				var err error
+				if data, err = e.read(input); err != nil {
+					return &FileResult{Input: input, own: []analysis.Finding{e.fileFinding(input.Path, InputErrorID, err.Error())}}
+				}
+			}
+			if !in.reached[i] {
+				ctx := e.context(input.Path, g.Listed)
+				// A Component's files, and the manifests of a directory
+				// Flux builds without a kustomization, are read by
+				// kustomize, not applied as written.
+				if input.Path != manifest.Stdin {
+					ctx.Application = g.FluxApplication(t.key(input.Path))
+					ctx.Unrendered = in.component[i] || ctx.Application != ""
+				}
+				return e.lintFile(input, data, ctx)
+			}
+			<-rendered
+			ctx := t.readsAs(input.Path)
+			if t.files[t.key(input.Path)].isTemplated() {
+				// Read (its lines count), but neither judged nor seen by
+				// the cross-resource rules.
+				fr := e.lintFile(input, data, ctx)
+				fr.own, fr.summaries = nil, nil
+				return fr
+			}
+			if ctx.Kustomize == nil { // every root reaching it failed
+				ctx = e.context(input.Path, g.Listed)
+				ctx.Unrendered = true
+				// Its parents' labels complete its selectors, as they
+				// would have had the root rendered.
+				if labels := g.SelectorLabels(t.key(input.Path)); labels != nil {
+					ctx.SelectorLabels = labels
+				}
+			}
+			return e.lintFile(input, data, ctx)
+		})
+	}
+	e.parallel(len(in.order), func(j int) { lint(in.order[j]) })
+	return slots
+}
+
+// gather puts the files linted and the roots rendered together in res:
+// the findings about rendered objects placed at their sources, the roots
+// that did not render reported, and then the cross-resource rules run.
+func (e *Engine) gather(t *renderState, res *Result, slots []*FileResult, done renderedRoots, plan rootPlan) {
+	files := map[string]*FileResult{} // abs path -> result, for placing findings
+	t.results = done.results
+	for i, res := range t.results {
+		t.byRoot[res.Root.File] = res
+		if res.Problem == nil {
+			t.judged[res.Root.File] = done.judged[i]
+		}
+	}
+	for _, fr := range slots {
+		// A root that did not render may hold what its files lack (a
+		// remote base's pods): the applications of its files are not
+		// known whole.
+		if fr.unreadApp == (analysis.AppID{}) && fr.Input.Path != manifest.Stdin && t.files[t.key(fr.Input.Path)].isUnread() {
+			fr.unreadApp = e.application(fr.Input.Path)
+		}
+		if fr.Input.Context {
+			res.context = append(res.context, fr)
+		} else {
+			res.Files = append(res.Files, fr)
+		}
+		files[t.key(fr.Input.Path)] = fr
+	}
+
+	// The rendered objects, root by root: object rules now, cross-resource
+	// rules at Finish, with the root as their application.
+	for i, r := range t.results {
+		if r.Problem != nil {
+			e.reportProblem(t, files, r)
+			continue
+		}
+		for _, f := range done.judged[i].own {
+			e.place(t, files, f)
+		}
+		res.context = append(res.context, done.judged[i])
+	}
+	// A Flux Kustomization whose spec.components Flux cannot build with.
+	if len(plan.roots) > 0 {
+		for _, a := range plan.flux() {
+			if p := a.Problem; p != nil && e.Enabled(RenderErrorID) {
+				if fr := t.fileFor(files, p.File); fr != nil {
+					f := e.fileFinding(fr.Input.Path, RenderErrorID, t.relPaths(p.Message))
+					f.Line, f.Column = p.Line, p.Column
+					fr.Findings = append(fr.Findings, f)
+				}
+			}
+		}
+	}
+	// The files of an application that were not named come last. What
+	// was placed so far stays through Finish, as each file's own.
+	res.Files = append(res.Files, t.extra...)
+	t.extra = nil
+	for _, fr := range res.Files {
+		fr.own = append(fr.own, fr.Findings...)
+		fr.Findings = nil
+	}
+	res.tree.files = len(res.Files)
+	e.finishTree(res, t, files)
+}
+
+// finishTree runs the cross-resource rules over a tree's files and
+// rendered roots, placing the findings about rendered objects at their
+// source; the files of an application that were not named and got a
+// finding only now come last.
+func (e *Engine) finishTree(res *Result, t *renderState, files map[string]*FileResult) {
+	e.finish(res, func(f analysis.Finding) *FileResult {
+		if f.Rendered {
+			if r := t.judged[f.File]; r != nil && !r.optOuts[objectKey{f.Doc, -1}].Has(f.Rule) {
+				e.place(t, files, f)
+			}
+			return nil
+		}
+		return files[t.key(f.File)]
+	})
+	for _, fr := range t.extra {
+		analysis.Sort(fr.Findings)
+		res.Files = append(res.Files, fr)
+		res.Findings = append(res.Findings, fr.Findings...)
+	}
+}
+
+type treeRun struct {
+	paths  []string
+	inputs []manifest.Input
+	// For a run that keeps sources (fix), what Relint needs to lint only
+	// the files a fix changed when no kustomization reads them: the
+	// graph, the rendered roots, and how many of Files came before the
+	// cross-resource rules ran (those after are the application files
+	// their findings were placed in).
+	graph *render.Graph
+	state *renderState
+	files int
+}

@@ -1,0 +1,168 @@
+package engine
+
+import (
+	"os"
+
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/render"
+)
+
+// How the roots read each file: the roots that reach it (as a patch, or
+// whole), and whether one that reaches it did not render; files are found
+// by real path, as the graph names them.
+
+// fileState is how the kustomize roots read one file. The zero value (and
+// a nil *fileState) is a file no root reaches.
+type fileState struct {
+	// roots are the roots (directories as shown) that read it and
+	// rendered.
+	roots []string
+	// whole: a root reads it other than as a patch.
+	whole bool
+	// unread: a root that reads it did not render.
+	unread bool
+	// templated: only roots that render a template's source read it (see
+	// render.templateRoot): not judged at all.
+	templated bool
+	// component: only Components no kustomization lists read it (Flux's
+	// spec.components): read by kustomize, never rendered here.
+	component bool
+}
+
+func (s *fileState) readBy() []string {
+	if s == nil {
+		return nil
+	}
+	return s.roots
+}
+
+func (s *fileState) isTemplated() bool { return s != nil && s.templated }
+
+func (s *fileState) isUnread() bool { return s != nil && s.unread }
+
+// file is the state of the file at abs (a real path), made on first use.
+func (t *renderState) file(abs string) *fileState {
+	s := t.files[abs]
+	if s == nil {
+		s = &fileState{}
+		t.files[abs] = s
+	}
+	return s
+}
+
+// reach records the files root r reaches (its bases' and patches', not
+// those embedded in a kustomization).
+func (t *renderState) reach(r *render.Kustomization) {
+	shown := t.show(r.Dir)
+	embedded, patches := t.graph.Embedded(r), t.graph.Patches(r)
+	for _, f := range t.graph.Reaches(r) {
+		if !embedded[f] {
+			st := t.file(f)
+			st.roots = append(st.roots, shown)
+			if !patches[f] {
+				st.whole = true
+			}
+		}
+	}
+}
+
+// dropFailed takes the roots that did not render out of the files'
+// states: their files are read as written.
+func (t *renderState) dropFailed(results []*render.Result) {
+	failed := map[string]bool{}    // root -> it did not render
+	templated := map[string]bool{} // root -> it renders a template's source
+	for _, res := range results {
+		if res.Problem != nil {
+			failed[t.show(res.Root.Dir)] = true
+			templated[t.show(res.Root.Dir)] = res.Problem.Template
+		}
+	}
+	if len(failed) == 0 {
+		return
+	}
+	for _, st := range t.files {
+		if len(st.roots) == 0 {
+			continue
+		}
+		ok := st.roots[:0:0]
+		onlyTemplates := true
+		for _, r := range st.roots {
+			if !failed[r] {
+				ok = append(ok, r)
+			} else {
+				st.unread = true
+			}
+			onlyTemplates = onlyTemplates && templated[r]
+		}
+		if onlyTemplates {
+			st.templated = true
+		}
+		if len(ok) == 0 {
+			ok = nil
+		}
+		st.roots = ok
+	}
+}
+
+// fileFor is the result a finding at the file at abs goes to: the
+// file's, or, for a file of the application that was not named (a base
+// outside the directory named), a new one, which the run then reports;
+// nil for a file read as context only.
+func (t *renderState) fileFor(files map[string]*FileResult, abs string) *FileResult {
+	if fr := files[t.key(abs)]; fr != nil {
+		if fr.Input.Context {
+			return nil
+		}
+		return fr
+	}
+	if t.excluded(abs) {
+		return nil
+	}
+	fr := &FileResult{Input: manifest.Input{Path: t.show(abs)}}
+	if data, err := os.ReadFile(abs); err == nil {
+		fr.ignores = scanIgnores(data)
+		if t.keepSource { // fix edits it too
+			f := manifest.Parse(fr.Input.Path, data, t.readsAs(abs))
+			fr.File = &manifest.File{Path: f.Path, Src: f.Src, BOM: f.BOM, Docs: f.Docs, Context: f.Context}
+		}
+	}
+	files[t.key(abs)] = fr
+	t.extra = append(t.extra, fr)
+	return fr
+}
+
+// key is how files are found again from a finding's File (relative as
+// named) or a location's (absolute): by real path, as the graph names
+// them, so that a file reached through a linked directory is one file.
+func (t *renderState) key(path string) string {
+	if path == manifest.Stdin {
+		return path
+	}
+	return t.graph.Real(path)
+}
+
+// inputKey is key for an input: a file a directory walk found (not named
+// on the command line) is a regular file, not a link, so only its
+// directories are resolved. Later lookups of the same path hit the
+// graph's cache.
+func (t *renderState) inputKey(in manifest.Input) string {
+	if in.Path == manifest.Stdin {
+		return in.Path
+	}
+	if in.Explicit || in.Link {
+		return t.graph.Real(in.Path)
+	}
+	return t.graph.RealFile(in.Path)
+}
+
+// readsAs says how the file at path is read: by kustomize, when a root
+// that renders reaches it.
+func (t *renderState) readsAs(path string) manifest.Context {
+	if path == manifest.Stdin {
+		return manifest.Context{}
+	}
+	if st := t.files[t.key(path)]; len(st.readBy()) > 0 {
+		return manifest.Context{Kustomize: st.roots, Patch: !st.whole}
+	}
+	return manifest.Context{}
+}

@@ -1,0 +1,131 @@
+package engine
+
+import (
+	"context"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/render"
+)
+
+// Rendering a tree's roots, on all cores while the files are linted, and
+// judging each root's objects as one pseudo-file (judgeRendered).
+
+// rendering is the roots rendering: rendered is closed once the files'
+// states hold only roots that rendered, done then gets the results.
+type rendering struct {
+	rendered chan struct{}
+	done     chan renderedRoots
+}
+
+// renderedRoots are the results of the roots rendered, and for each that
+// rendered, its objects judged (see judgeRendered).
+type renderedRoots struct {
+	results []*render.Result
+	judged  []*FileResult
+}
+
+// renderRoots renders the planned roots, and judges their objects, while
+// the caller lints the files.
+func (e *Engine) renderRoots(t *renderState, plan rootPlan) rendering {
+	roots := plan.roots
+	// Without fix, each root's objects are judged as soon as it renders,
+	// and then keep only what placing their findings needs: a tree of
+	// many roots over a large CRD bundle (kserve's) is not held whole,
+	// root after root.
+	var early sync.Map // *render.Result -> *FileResult
+	if !e.KeepSource {
+		t.renderer.Rendered = func(res *render.Result) {
+			fr := e.judgeRendered(t.renderer, res)
+			early.Store(res, fr)
+			keep := map[int]bool{}
+			for _, f := range fr.own {
+				keep[f.Doc] = true
+			}
+			for _, s := range fr.summaries {
+				// A CustomResourceDefinition's summary only says that an
+				// operator comes with the application: no finding is
+				// placed at it, and it is most of a bundle's bytes.
+				if o := res.Objects[s.obj.doc]; o.Kind != "CustomResourceDefinition" {
+					keep[s.obj.doc] = true
+				}
+			}
+			for i, o := range res.Objects {
+				if !keep[i] {
+					o.Node = render.Skeleton(o.Node)
+				}
+			}
+		}
+	}
+	r := rendering{rendered: make(chan struct{}), done: make(chan renderedRoots, 1)}
+	go func() {
+		results := t.renderer.RenderAll(context.Background(), roots)
+		for i, res := range results {
+			if res.Problem != nil && res.Problem.OutsideRoot() && plan.flux()[roots[i]] != nil {
+				t.renderer.Unrestrict(roots[i])
+				results[i] = t.renderer.Render(roots[i])
+			}
+		}
+		// The bases a root that did not render lists are rendered on
+		// their own; one that fails alone is judged as written, as the
+		// root's files are, and says nothing of its own.
+		if bases := render.UnrenderedBases(results); len(bases) > 0 {
+			t.alone = map[*render.Kustomization]bool{}
+			for _, res := range t.renderer.RenderAll(context.Background(), bases) {
+				if res.Problem == nil {
+					t.reach(res.Root)
+					t.alone[res.Root] = true
+					results = append(results, res)
+				}
+			}
+		}
+		t.dropFailed(results)
+		close(r.rendered)
+		judged := make([]*FileResult, len(results))
+		e.parallel(len(results), func(i int) {
+			if results[i].Problem == nil {
+				if fr, ok := early.Load(results[i]); ok {
+					judged[i] = fr.(*FileResult)
+				} else {
+					judged[i] = e.judgeRendered(t.renderer, results[i])
+				}
+				if t.alone[results[i].Root] {
+					// What the root that lists it adds is not known:
+					// its application is not read whole.
+					judged[i].unreadApp = analysis.AppID{Dir: results[i].Root.Dir}
+				}
+			}
+		})
+		r.done <- renderedRoots{results, judged}
+	}()
+	return r
+}
+
+// judgeRendered runs the object rules over the objects of a rendered root
+// and returns them as a pseudo-file: its own findings (not placed yet) and
+// what the cross-resource rules need, with the root's directory as the
+// application, as Argo CD and Flux name it (their path).
+func (e *Engine) judgeRendered(rd *render.Renderer, r *render.Result) *FileResult {
+	objs := make([]*manifest.Object, len(r.Objects))
+	for i, o := range r.Objects {
+		objs[i] = &manifest.Object{Resource: o.Resource, File: r.Root.File, Doc: i, Node: o.Node, Item: -1, Root: r.Root.File}
+	}
+	jsonPatch := func(doc int, path string) *yaml.Node {
+		p, err := render.ParsePath(path)
+		if err != nil {
+			return nil
+		}
+		if l := rd.Locate(r, r.Objects[doc], p); l.Source == render.FromJSONPatch {
+			return l.Value
+		}
+		return nil
+	}
+	fr := &FileResult{own: e.checkObjects(objs, nil, jsonPatch)}
+	for _, obj := range objs {
+		e.observe(fr, obj, objectKey{obj.Doc, -1}, analysis.AppID{Dir: r.Root.Dir})
+	}
+	return fr
+}
