@@ -35,6 +35,7 @@ import (
 const (
 	RenderSkippedID = "render-skipped"
 	RenderErrorID   = "render-error"
+	RenderBudgetID  = "render-budget"
 )
 
 // tree is what rendering found, for one run.
@@ -128,6 +129,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	named := namedPaths(paths)
 	t := &tree{graph: g, renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, judged: map[string]*FileResult{}, reached: map[string][]string{}, whole: map[string]bool{}, keepSource: e.KeepSource}
 	t.renderer.LoadRestrictionsNone = e.cfg.LoadRestrictor == "LoadRestrictionsNone"
+	t.renderer.Budget = e.RenderBudget
 	t.excluded = e.cfg.Excluder()
 	for _, n := range named {
 		if abs, err := filepath.Abs(n); err == nil {
@@ -672,6 +674,8 @@ func (e *Engine) reportProblem(t *tree, files map[string]*FileResult, r *render.
 	switch {
 	case r.Problem.Template:
 		id = TemplateID
+	case r.Problem.Budget:
+		id = RenderBudgetID
 	case r.Problem.Refused:
 		id = RenderSkippedID
 	}

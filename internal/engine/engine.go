@@ -50,6 +50,9 @@ type Engine struct {
 	failOn     analysis.FailOn
 	// MaxFileSize refuses larger files with a finding instead of reading them.
 	MaxFileSize int64
+	// RenderBudget bounds each kustomize root's rendering (zero fields:
+	// render.DefaultBudget's).
+	RenderBudget render.Budget
 	// Stdin is read for the path "-".
 	Stdin io.Reader
 	// KeepSource keeps each file's bytes in its result after the run (the
