@@ -85,7 +85,7 @@ func (e *BudgetError) Error() string {
 		return fmt.Sprintf("kustomize's library would take about %.0f s over it (a mapping of %d keys here; its time grows with the square of a mapping's keys), over the render time budget of %s%s",
 			e.Estimate, e.Keys, e.Budget.Time, raise)
 	default:
-		return fmt.Sprintf("kustomize's library was still rendering it after the render time budget of %s, and was abandoned%s", e.Budget.Time, raise)
+		return fmt.Sprintf("kustomize's library was still rendering it after the render time budget of %s (of CPU time), and was abandoned%s", e.Budget.Time, raise)
 	}
 }
 
@@ -236,22 +236,40 @@ type built struct {
 // so its goroutine runs on (to its end, or the process's) and its result
 // is dropped. (Such a build keeps its share of kyaml's schema lock, so a
 // root with its own `openapi:` schema waits for it, within its own budget.)
+//
+// The time is the process's CPU time, and the wall time, since the build
+// started, both past the budget: on a machine shared with other work (CI
+// runners, go test -race) a build gets a fraction of a core, and wall time
+// alone would abandon roots that are merely waiting. The process's CPU
+// time includes the other roots rendering beside it, so a runaway build
+// is abandoned no later than its own CPU time says, and maybe sooner.
 func (r *Renderer) runWithin(root *Kustomization) (resmap.ResMap, error) {
 	b := r.budget()
 	done := make(chan built, 1) // never blocks an abandoned build
+	cpu0 := processCPU()
 	go func() {
 		m, err := r.run(root, false)
 		done <- built{m, err}
 	}()
 	timer := time.NewTimer(b.Time)
 	defer timer.Stop()
-	select {
-	case out := <-done:
-		return out.m, out.err
-	case <-timer.C:
-		return nil, &BudgetError{Limit: TimeBudget, Budget: b, File: root.File, Line: 1, Column: 1}
+	for {
+		select {
+		case out := <-done:
+			return out.m, out.err
+		case <-timer.C:
+			used := processCPU() - cpu0
+			if used >= b.Time {
+				return nil, &BudgetError{Limit: TimeBudget, Budget: b, File: root.File, Line: 1, Column: 1}
+			}
+			timer.Reset(max(b.Time-used, b.Time/10))
+		}
 	}
 }
+
+var started = time.Now()
+
+func wallSinceStart() time.Duration { return time.Since(started) }
 
 // budgetFailure is the Problem of a build that failed on a budget: the
 // watchdog's, or a file the guard refused; nil for any other failure.

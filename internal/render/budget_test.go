@@ -218,7 +218,7 @@ func TestRenderWatchdog(t *testing.T) {
 	})
 	p := res["."].Problem
 	if p == nil || !p.Budget || p.File != filepath.Join(dir, "kustomization.yaml") || p.Line != 1 ||
-		!strings.Contains(p.Message, "was still rendering it after the render time budget of 1µs, and was abandoned") {
+		!strings.Contains(p.Message, "was still rendering it after the render time budget of 1µs (of CPU time), and was abandoned") {
 		t.Errorf("%+v", p)
 	}
 }
