@@ -12,6 +12,7 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/engine"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/render"
 	"github.com/shipshape-dev/shipshape/internal/scope"
 	"github.com/shipshape-dev/shipshape/rules"
 )
@@ -24,6 +25,8 @@ type commonFlags struct {
 	failOn      string
 	maxFileSize int64
 	render      string
+	renderTime  string
+	renderMem   string
 }
 
 func (c *commonFlags) register(fs *pflag.FlagSet) {
@@ -33,6 +36,8 @@ func (c *commonFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.failOn, "fail-on", "", "exit 1 on findings at or above: error, warning, info or none (default error)")
 	fs.Int64Var(&c.maxFileSize, "max-file-size", engine.DefaultMaxFileSize, "refuse files larger than this many bytes")
 	fs.StringVar(&c.render, "render", "", "auto: render kustomize roots and judge what they make (default); none: judge files as written")
+	fs.StringVar(&c.renderTime, "render-time", "", "time one kustomize root may take to render (default 60s; renderBudget.time in the config)")
+	fs.StringVar(&c.renderMem, "render-memory", "", "memory one kustomize root may be estimated to need to render (default 4Gi; renderBudget.memory in the config)")
 }
 
 func newFlagSet(name, synopsis string, stderr io.Writer) *pflag.FlagSet {
@@ -76,6 +81,9 @@ func (c *commonFlags) setup(args []string, stdin io.Reader) (*session, error) {
 	}
 	eng.SetScope(scope.Of(args))
 	eng.MaxFileSize = c.maxFileSize
+	if eng.RenderBudget, err = c.renderBudget(cfg); err != nil {
+		return nil, err
+	}
 	eng.Stdin = stdin
 	failOn := eng.FailOn()
 	if c.failOn != "" {
@@ -163,4 +171,26 @@ func colorOK(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// renderBudget is the config's renderBudget with the flags over it.
+func (c *commonFlags) renderBudget(cfg *config.Config) (render.Budget, error) {
+	var b render.Budget
+	var err error
+	if cfg != nil {
+		if b.Time, b.Memory, err = cfg.RenderBudget.Parsed(); err != nil {
+			return b, err
+		}
+	}
+	if c.renderTime != "" {
+		if b.Time, err = config.ParseRenderTime(c.renderTime); err != nil {
+			return b, fmt.Errorf("--render-time: %v", err)
+		}
+	}
+	if c.renderMem != "" {
+		if b.Memory, err = config.ParseRenderMemory(c.renderMem); err != nil {
+			return b, fmt.Errorf("--render-memory: %v", err)
+		}
+	}
+	return b, nil
 }

@@ -411,3 +411,84 @@ func TestNoNetworkNoExec(t *testing.T) {
 		t.Fatalf("only %d packages visited", len(seen))
 	}
 }
+
+// budgetAliasBomb is aliasBomb in an object no rule judges the fields of:
+// the only finding its file can get is the root's.
+func budgetAliasBomb() []byte {
+	s := strings.Replace(string(aliasBomb()), "apiVersion: v1\nkind: ConfigMap", "apiVersion: example.com/v1\nkind: Bomb", 1)
+	return []byte(strings.Replace(s, "\ndata:\n", "\nspec:\n", 1))
+}
+
+// hugeConfigMap has keys keys under data: kustomize's library takes time
+// in the square of a mapping's keys (150,000: about 4 minutes).
+func hugeConfigMap(keys int) []byte {
+	var b bytes.Buffer
+	b.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: huge\ndata:\n")
+	for i := range keys {
+		fmt.Fprintf(&b, "  k%d: v\n", i)
+	}
+	return b.Bytes()
+}
+
+// writeBudgetTree writes the hostile kustomize roots of issue 31 (vectors
+// 2 and 5) beside a good root and a plain file, and returns its directory.
+func writeBudgetTree(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string][]byte{
+		"bomb/kustomization.yaml": []byte("resources:\n  - cm.yaml\n  - bomb.yaml\n"),
+		"bomb/cm.yaml":            []byte(strings.Replace(goodYAML, "name: good", "name: beside-bomb", 1)),
+		"bomb/bomb.yaml":          budgetAliasBomb(),
+		"huge/kustomization.yaml": []byte("resources: [cm.yaml]\n"),
+		"huge/cm.yaml":            hugeConfigMap(150000),
+		"good/kustomization.yaml": []byte("resources: [cm.yaml]\n"),
+		"good/cm.yaml":            []byte(goodYAML),
+		"plain.yaml":              []byte(goodYAML),
+	}
+	for p, data := range files {
+		p = filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestHostileRenderBudgets: a root listing an alias bomb and a root with
+// a ConfigMap of 150,000 keys each get one render-budget finding, where
+// the cost is, and the run goes on: the other root renders, every file is
+// judged. (Before the budgets the bomb took the machine's memory and the
+// ConfigMap about ten minutes of kustomize's time.)
+func TestHostileRenderBudgets(t *testing.T) {
+	dir := writeBudgetTree(t)
+	findings, code, stderr := lintFindings(t, "--fail-on", "none", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	byFile := map[string][]hostileFinding{}
+	for _, f := range findings {
+		rel, _ := filepath.Rel(dir, f.File)
+		byFile[filepath.ToSlash(rel)] = append(byFile[filepath.ToSlash(rel)], f)
+	}
+	want := map[string]hostileFinding{
+		"bomb/bomb.yaml": {Rule: "render-budget", Line: 9, Column: 32,
+			Message: "the root is not rendered: the alias *b1 makes the document expand to 4.9e+09 nodes, most of them copies made by aliases"},
+		"huge/cm.yaml": {Rule: "render-budget", Line: 6, Column: 3,
+			Message: "the root is not rendered: kustomize's library would take about 113 s over it (a mapping of 150000 keys here; its time grows with the square of a mapping's keys), over the render time budget of 1m0s; raise it with --render-time"},
+		"bomb/cm.yaml": {Rule: "ambiguous-scalar", Line: 6, Column: 12, Message: "unquoted value yes"},
+		"good/cm.yaml": {Rule: "ambiguous-scalar", Line: 6, Column: 12, Message: "unquoted value yes: kustomize, which reads this file"},
+		"plain.yaml":   {Rule: "ambiguous-scalar", Line: 6, Column: 12, Message: "unquoted value yes"},
+	}
+	for file, w := range want {
+		got := byFile[file]
+		if len(got) != 1 || got[0].Rule != w.Rule || got[0].Line != w.Line || got[0].Column != w.Column || !strings.Contains(got[0].Message, w.Message) {
+			t.Errorf("%s: got %+v, want one %s at %d:%d containing %q", file, got, w.Rule, w.Line, w.Column, w.Message)
+		}
+	}
+	if len(byFile) != len(want) {
+		t.Errorf("findings in %d files, want %d: %+v", len(byFile), len(want), byFile)
+	}
+}

@@ -43,6 +43,9 @@ type Config struct {
 	// build option): a kustomization may then list files outside its
 	// directory.
 	LoadRestrictor string `yaml:"loadRestrictor"`
+	// RenderBudget bounds what rendering one kustomize root may cost
+	// (see render.Budget); empty fields keep the defaults.
+	RenderBudget RenderBudget `yaml:"renderBudget"`
 
 	// Dir is the directory exclude globs are relative to.
 	Dir string `yaml:"-"`
@@ -298,6 +301,9 @@ func (c *Config) validate() error {
 	case "", "LoadRestrictionsRootOnly", "LoadRestrictionsNone":
 	default:
 		return &Error{c.Source, fmt.Sprintf("spec.loadRestrictor: %q is not LoadRestrictionsRootOnly or LoadRestrictionsNone", c.LoadRestrictor)}
+	}
+	if err := c.RenderBudget.validate(c.Source); err != nil {
+		return err
 	}
 	switch c.LWS.Engine {
 	case "", "auto", "argocd", "kapp", "cli-utils", "flux", "none":

@@ -83,6 +83,26 @@ Flux builds with ` + "`LoadRestrictionsNone`" + `; set ` + "`loadRestrictor: Loa
 		Good: "resources:\n  - web.yaml\n",
 	},
 	{
+		ID:       RenderBudgetID,
+		Severity: analysis.Error,
+		Summary:  "A kustomize root is not rendered: it would pass the render budget",
+		Doc: `kustomize's library, which shipshape renders with in-process, bounds neither
+its time nor its memory, and cannot be stopped: an alias bomb of 600 bytes makes it
+copy a billion nodes, a mapping of a million keys keeps it busy for hours (its time
+grows with the square of a mapping's keys), a 60 MB file takes 9 GB. So each root has
+a budget (60 s and 4 GiB by default; ` + "`--render-time`" + `, ` + "`--render-memory`" + `, or
+` + "`renderBudget: {time: 60s, memory: 4Gi}`" + ` in .shipshape.yaml). A root is not
+rendered when a file it reads holds an alias that expands past the guard kubectl's
+decoder applies (kubectl refuses it: "document contains excessive aliasing") or one
+inside the node it names (at that alias), when its files predict more time than the
+budget (at the widest mapping) or more memory (at the largest file), or when it is
+still rendering when its time is up (at its kustomization; the build is abandoned).
+The root's local files are then judged as written. The message says which budget
+was met and how to raise it.`,
+		Bad:  "data:\n  a: &a [x, x, x, x, x, x, x, x, x]\n  b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n  # ... eight more levels: 10^9 nodes\n",
+		Good: "data:\n  a: x\n",
+	},
+	{
 		ID:       InputErrorID,
 		Severity: analysis.Error,
 		Summary:  "A file could not be read",

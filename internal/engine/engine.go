@@ -22,8 +22,8 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/render"
 	"github.com/shipshape-dev/shipshape/internal/schemawalk"
-	"github.com/shipshape-dev/shipshape/internal/scope"
 )
 
 // DefaultMaxFileSize bounds what one file may make shipshape read.
@@ -49,6 +49,9 @@ type Engine struct {
 	failOn     analysis.FailOn
 	// MaxFileSize refuses larger files with a finding instead of reading them.
 	MaxFileSize int64
+	// RenderBudget bounds each kustomize root's rendering (zero fields:
+	// render.DefaultBudget's).
+	RenderBudget render.Budget
 	// Stdin is read for the path "-".
 	Stdin io.Reader
 	// KeepSource keeps each file's bytes in its result after the run (the
@@ -58,11 +61,6 @@ type Engine struct {
 	kusts *manifest.Kustomizations
 	wd    *manifest.WorkDir
 }
-
-// SetScope bounds what the engine reads around its inputs (the
-// kustomizations beside and above a file) to sc: the run's scope, from
-// the paths given (scope.Of).
-func (e *Engine) SetScope(sc *scope.Scope) { e.kusts.Scope = sc }
 
 // New builds an engine over rs (the engine adds its own rules: syntax,
 // templates, unreadable inputs) from a config (nil for none) and

@@ -23,6 +23,8 @@ func (e *Engine) reportProblem(t *renderState, files map[string]*FileResult, r *
 	switch {
 	case r.Problem.Template:
 		id = TemplateID
+	case r.Problem.Budget:
+		id = RenderBudgetID
 	case r.Problem.Refused:
 		id = RenderSkippedID
 	}

@@ -30,6 +30,7 @@ import (
 const (
 	RenderSkippedID = "render-skipped"
 	RenderErrorID   = "render-error"
+	RenderBudgetID  = "render-budget"
 )
 
 // renderState is the run's render state: the graph, the renderer, what each
@@ -99,6 +100,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 func (e *Engine) newRenderState(named []string, overlay map[string][]byte, g *render.Graph) *renderState {
 	t := &renderState{graph: g, renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, judged: map[string]*FileResult{}, files: map[string]*fileState{}, keepSource: e.KeepSource}
 	t.renderer.LoadRestrictionsNone = e.cfg.LoadRestrictor == "LoadRestrictionsNone"
+	t.renderer.Budget = e.RenderBudget
 	t.excluded = e.cfg.Excluder()
 	for _, n := range named {
 		if abs, err := filepath.Abs(n); err == nil {

@@ -38,6 +38,7 @@ type readOnlyFS struct {
 	// ten overlays is loaded ten times. The disk does not change while a
 	// Renderer is used (see NewRenderer).
 	abs, dirs, exists sync.Map     // path -> *cachedAbs, *cachedBool, *cachedBool
+	costs             sync.Map     // cleaned path -> *cachedCost (budget.go)
 	scope             *scope.Scope // nothing outside it is read (scopefs.go)
 }
 

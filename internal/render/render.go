@@ -35,6 +35,9 @@ type Problem struct {
 	// template markers (see templateRoot): a template's source, not a
 	// mistake to warn about.
 	Template bool
+	// Budget is set, with Refused, for a root not rendered (or abandoned)
+	// because it would pass its render budget (see Budget).
+	Budget bool
 	// Entry is the refused entry as written (a URL, a field name), or "".
 	Entry   string
 	Message string
@@ -117,6 +120,9 @@ type Renderer struct {
 	// LoadRestrictionsNone` (and Flux) do: a kustomization may list files
 	// outside its directory. Unset, LoadRestrictionsRootOnly refuses them.
 	LoadRestrictionsNone bool
+	// Budget bounds each root's rendering; zero fields are
+	// DefaultBudget's.
+	Budget Budget
 	// unrestricted holds the roots (by directory) rendered as if
 	// LoadRestrictionsNone were set: those Flux applies (see Unrestrict).
 	unrestricted sync.Map
@@ -178,7 +184,13 @@ func (r *Renderer) Render(root *Kustomization) *Result {
 		}
 		return res
 	}
-	m, err := r.run(root, false)
+	if res.Problem = r.overBudget(root); res.Problem != nil {
+		return res
+	}
+	m, err := r.runWithin(root)
+	if res.Problem = budgetFailure(root, err); res.Problem != nil {
+		return res
+	}
 	if err != nil {
 		res.Problem = r.failedAt(root, withoutAddresses(err.Error()))
 		res.Problem.Hint = r.hint(root, res.Problem.Message)
@@ -323,6 +335,13 @@ func (r *Renderer) run(root *Kustomization, trace bool) (m resmap.ResMap, err er
 	if trace {
 		fs = tracingFS{r.fs, filepath.Clean(root.File)}
 	}
+	guard := &guardedFS{FileSystem: fs, costs: r.fs, data: r.graph.Embedded(root)}
+	fs = guard
+	defer func() {
+		if refused := guard.first(); refused != nil {
+			m, err = nil, refused
+		}
+	}()
 	custom := usesOpenAPI(r.graph, root)
 	if custom {
 		openapiMu.Lock()
