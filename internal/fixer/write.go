@@ -44,7 +44,9 @@ var writeTemp = func(f *os.File, data []byte) error {
 
 // WriteFile replaces path with data atomically: a temporary file in the
 // same directory is written, synced and renamed over the original, with
-// the original's mode. A symlink is followed only to a target inside one
+// the original's mode, owner, group and extended attributes (keep_linux.go);
+// temporary files an earlier, killed run left for path are removed first
+// (stale.go). A symlink is followed only to a target inside one
 // of roots; the link itself is kept.
 //
 // Nothing is written, and the temporary file is removed, when the file is
@@ -66,7 +68,8 @@ func WriteFile(path string, data []byte, snap Snapshot, roots []string) error {
 	if err := writable(target, st); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".shipshape-*")
+	removeStaleTemps(target)
+	tmp, err := os.CreateTemp(filepath.Dir(target), tempPattern(target))
 	if err != nil {
 		return err
 	}
@@ -80,7 +83,7 @@ func WriteFile(path string, data []byte, snap Snapshot, roots []string) error {
 	if err := writeTemp(tmp, data); err != nil {
 		return err
 	}
-	if err := tmp.Chmod(st.Mode().Perm()); err != nil {
+	if err := keepAttributes(tmp, target, st); err != nil {
 		return err
 	}
 	if err := tmp.Sync(); err != nil {
