@@ -306,7 +306,7 @@ func (f *File) parseChunks() []*yaml.Node {
 	line := 1
 	for i := 0; i+1 < len(starts); i++ {
 		chunk := f.Src[starts[i]:starts[i+1]]
-		dec := yaml.NewDecoder(bytes.NewReader(chunk))
+		dec := newStreamDecoder(chunk)
 		for {
 			doc := new(yaml.Node)
 			err := dec.Decode(doc)
@@ -684,7 +684,7 @@ func uncomment(src []byte) ([]byte, int) {
 
 // decodeAll is the YAML documents of src.
 func decodeAll(src []byte) ([]*yaml.Node, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(src))
+	dec := newStreamDecoder(src)
 	var docs []*yaml.Node
 	for {
 		doc := new(yaml.Node)
@@ -758,7 +758,7 @@ func inHelmChart(path string) bool {
 // empty document, so indexes are document numbers), up to the first
 // document that does not parse (with its error).
 func DocumentRoots(data []byte) ([]*yaml.Node, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec := newStreamDecoder(data)
 	var docs []*yaml.Node
 	for {
 		var d yaml.Node
