@@ -140,12 +140,8 @@ func (f *File) addStray(root *yaml.Node, doc int, patch bool) {
 		if root.Tag == "!!null" {
 			return
 		}
-		v := root.Value
-		if len(v) > 40 {
-			v = v[:37] + "..."
-		}
 		f.Strays = append(f.Strays, Stray{Line: root.Line, Column: root.Column, Doc: doc, Message: fmt.Sprintf(
-			"the document is the bare value %q, not a Kubernetes object: kubectl rejects it (remove it, or make it a comment)", v)})
+			"the document is the bare value %s, not a Kubernetes object: kubectl rejects it (remove it, or make it a comment)", Excerpt(root.Value))})
 	case yaml.SequenceNode:
 		n := 0
 		for _, it := range root.Content {
