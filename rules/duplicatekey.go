@@ -168,7 +168,7 @@ func (w *dupChecker) report(in manifest.FieldPath, firstEntry, secondEntry []*ya
 		}
 	}
 	f := w.p.Finding(second, path, nil, "key %s appears twice in this mapping: %s: remove one",
-		strconv.Quote(second.Value), who)
+		manifest.Excerpt(second.Value), who)
 	if kustomization || patch || obj.Kustomize == nil && !obj.Unrendered {
 		// Accepted, a value silently lost: by kubectl applying the file
 		// as written, or by kustomize reading its kustomization.
@@ -260,7 +260,7 @@ func (w *dupChecker) reportMerged(n *yaml.Node, from, to int) {
 		who = "kustomize rejects the document (kubectl, applying the file as written, keeps the last value of each key: " + first + " above is lost)"
 	}
 	f := w.p.Finding(second, second.Value, nil, "key %s appears again: another object starts here without a \"---\" separator, and they are read as one object: %s: add \"---\" before it, or delete the stale copy",
-		strconv.Quote(second.Value), who)
+		manifest.Excerpt(second.Value), who)
 	if obj.Kustomize == nil && !obj.Unrendered {
 		f.Severity = analysis.Warning
 	}

@@ -104,8 +104,8 @@ spec:
 		}
 		if why := notDNS1035(obj.Name); why != "" {
 			p.Report(nameNode(obj), "metadata.name", nil,
-				"LeaderWorkerSet name %q is not a DNS-1035 label (%s): the controller names its headless Service after it, and the LWS webhook rejects it",
-				obj.Name, why)
+				"LeaderWorkerSet name %s is not a DNS-1035 label (%s): the controller names its headless Service after it, and the LWS webhook rejects it",
+				manifest.Excerpt(obj.Name), why)
 		}
 	},
 })

@@ -559,12 +559,7 @@ func (w *typeChecker) base64(c *schemawalk.Cursor) {
 		fieldName(path), shortQuote(s), where, hint)
 }
 
-func shortQuote(s string) string {
-	if len(s) > 40 {
-		return strconv.Quote(s[:37]) + "..."
-	}
-	return strconv.Quote(s)
-}
+func shortQuote(s string) string { return manifest.Excerpt(s) }
 
 func fieldName(path string) string {
 	if path == "" {

@@ -230,7 +230,9 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 		}
 	}
 	res.Findings = res.Findings[:0]
+	linked := linkedFiles{}
 	for _, fr := range res.Files {
+		e.withoutLinkedContents(fr.Findings, linked)
 		analysis.Sort(fr.Findings)
 		res.Findings = append(res.Findings, fr.Findings...)
 	}

@@ -45,8 +45,10 @@ var writeTemp = func(f *os.File, data []byte) error {
 
 // WriteFile replaces path with data atomically: a temporary file in the
 // same directory is written, synced and renamed over the original, with
-// the original's mode. Only a file inside sc is written (a symlink is
-// followed to its target there; the link itself is kept).
+// the original's mode, owner, group and extended attributes (keep_linux.go);
+// temporary files an earlier, killed run left for path are removed first
+// (stale.go). Only a file inside sc is written (a symlink is followed to
+// its target there; the link itself is kept).
 //
 // Nothing is written, and the temporary file is removed, when the file is
 // read-only (no write permission bit, or not writable by this user), when
@@ -67,7 +69,8 @@ func WriteFile(path string, data []byte, snap Snapshot, sc *scope.Scope) error {
 	if err := writable(target, st); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".shipshape-*")
+	removeStaleTemps(target)
+	tmp, err := os.CreateTemp(filepath.Dir(target), tempPattern(target))
 	if err != nil {
 		return err
 	}
@@ -81,7 +84,7 @@ func WriteFile(path string, data []byte, snap Snapshot, sc *scope.Scope) error {
 	if err := writeTemp(tmp, data); err != nil {
 		return err
 	}
-	if err := tmp.Chmod(st.Mode().Perm()); err != nil {
+	if err := keepAttributes(tmp, target, st); err != nil {
 		return err
 	}
 	if err := tmp.Sync(); err != nil {

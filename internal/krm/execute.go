@@ -83,20 +83,32 @@ func execute(r io.Reader, w io.Writer, process func(*resourceList) error) error 
 }
 
 func executeTo(r io.Reader, w io.Writer, process func(*resourceList) error) error {
-	rw := &kio.ByteReadWriter{Reader: r, Writer: w, KeepReaderAnnotations: true}
+	// Unlike framework.Execute, the reader adds no index annotations: on a
+	// ResourceList they would go on the list itself, which is dropped, but
+	// a plain stream of objects (not a ResourceList) would come back with
+	// config.kubernetes.io/index annotations it did not have. For the same
+	// reason a plain stream skips the annotation migration, which copies
+	// legacy annotations to their new names and back: its objects come
+	// back with the annotations they had.
+	rw := &kio.ByteReadWriter{Reader: r, Writer: w, KeepReaderAnnotations: true, OmitReaderAnnotations: true}
 	var rl resourceList
 	var err error
 	if rl.Items, err = rw.Read(); err != nil {
 		return fmt.Errorf("failed to read ResourceList input: %w", err)
 	}
 	rl.FunctionConfig = rw.FunctionConfig
-	annotations, err := kio.PreprocessResourcesForInternalAnnotationMigration(rl.Items)
-	if err != nil {
-		return err
+	plain := rw.WrappingKind == ""
+	var annotations map[string]map[string]string
+	if !plain {
+		if annotations, err = kio.PreprocessResourcesForInternalAnnotationMigration(rl.Items); err != nil {
+			return err
+		}
 	}
 	processErr := process(&rl)
-	if err := kio.ReconcileInternalAnnotations(rl.Items, annotations); err != nil {
-		return err
+	if !plain {
+		if err := kio.ReconcileInternalAnnotations(rl.Items, annotations); err != nil {
+			return err
+		}
 	}
 	if len(rl.Results) > 0 {
 		b, err := yaml.Marshal(rl.Results)

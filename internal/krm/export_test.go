@@ -10,10 +10,13 @@ import (
 
 // RunFramework is the reference the tests hold Run to: kyaml's own
 // framework.Execute around the same processing (execute.go copies
-// framework.Execute so that shipshape need not link fn/framework).
+// framework.Execute so that shipshape need not link fn/framework). Its
+// reader adds no index annotations, as execute's does not: by default it
+// adds them to a plain stream's objects (not a ResourceList's items), and
+// they would come back in the output.
 func RunFramework(r io.Reader, w io.Writer) (*Outcome, error) {
 	out := &Outcome{Mode: "lint"}
-	rw := &kio.ByteReadWriter{Reader: r, Writer: w, KeepReaderAnnotations: true}
+	rw := &kio.ByteReadWriter{Reader: r, Writer: w, KeepReaderAnnotations: true, OmitReaderAnnotations: true}
 	err := framework.Execute(framework.ResourceListProcessorFunc(func(frl *framework.ResourceList) error {
 		rl := &resourceList{Items: frl.Items, FunctionConfig: frl.FunctionConfig}
 		err := process(rl, out, rules.All())

@@ -140,12 +140,8 @@ func (f *File) addStray(root *yaml.Node, doc int, patch bool) {
 		if root.Tag == "!!null" {
 			return
 		}
-		v := root.Value
-		if len(v) > 40 {
-			v = v[:37] + "..."
-		}
 		f.Strays = append(f.Strays, Stray{Line: root.Line, Column: root.Column, Doc: doc, Message: fmt.Sprintf(
-			"the document is the bare value %q, not a Kubernetes object: kubectl rejects it (remove it, or make it a comment)", v)})
+			"the document is the bare value %s, not a Kubernetes object: kubectl rejects it (remove it, or make it a comment)", Excerpt(root.Value))})
 	case yaml.SequenceNode:
 		n := 0
 		for _, it := range root.Content {
@@ -306,7 +302,7 @@ func (f *File) parseChunks() []*yaml.Node {
 	line := 1
 	for i := 0; i+1 < len(starts); i++ {
 		chunk := f.Src[starts[i]:starts[i+1]]
-		dec := yaml.NewDecoder(bytes.NewReader(chunk))
+		dec := newStreamDecoder(chunk)
 		for {
 			doc := new(yaml.Node)
 			err := dec.Decode(doc)
@@ -684,7 +680,7 @@ func uncomment(src []byte) ([]byte, int) {
 
 // decodeAll is the YAML documents of src.
 func decodeAll(src []byte) ([]*yaml.Node, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(src))
+	dec := newStreamDecoder(src)
 	var docs []*yaml.Node
 	for {
 		doc := new(yaml.Node)
@@ -758,7 +754,7 @@ func inHelmChart(path string) bool {
 // empty document, so indexes are document numbers), up to the first
 // document that does not parse (with its error).
 func DocumentRoots(data []byte) ([]*yaml.Node, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec := newStreamDecoder(data)
 	var docs []*yaml.Node
 	for {
 		var d yaml.Node

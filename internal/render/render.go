@@ -192,7 +192,7 @@ func (r *Renderer) Render(root *Kustomization) *Result {
 		return res
 	}
 	if err != nil {
-		res.Problem = r.failedAt(root, withoutAddresses(err.Error()))
+		res.Problem = r.failedAt(root, withoutContents(withoutAddresses(err.Error())))
 		res.Problem.Hint = r.hint(root, res.Problem.Message)
 		return res
 	}
