@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shipshape-dev/shipshape/internal/scope"
 )
 
 // TestWriteFileKeepsOwner: the file fix writes keeps its owner, group,
@@ -38,7 +40,7 @@ func TestWriteFileKeepsOwner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(path, []byte(fixed), snap, []string{dir}); err != nil {
+	if err := WriteFile(path, []byte(fixed), snap, scope.Of([]string{dir})); err != nil {
 		t.Fatal(err)
 	}
 	st, err := os.Stat(path)

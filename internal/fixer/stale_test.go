@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/shipshape-dev/shipshape/internal/scope"
 )
 
 // TestWriteFileRemovesStaleTemps: a temporary file of shipshape's own
@@ -45,7 +47,7 @@ func TestWriteFileRemovesStaleTemps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(path, []byte(fixed), snap, []string{dir}); err != nil {
+	if err := WriteFile(path, []byte(fixed), snap, scope.Of([]string{dir})); err != nil {
 		t.Fatal(err)
 	}
 	for name, removed := range files {
