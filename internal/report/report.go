@@ -68,7 +68,7 @@ func Write(w io.Writer, format string, findings []analysis.Finding, sum Summary,
 	case FormatSARIF:
 		return writeSARIF(w, findings, rulesMeta, opt)
 	case FormatGitHub:
-		return writeGitHub(w, findings)
+		return writeGitHub(w, findings, sum, opt)
 	case FormatJUnit:
 		return writeJUnit(w, findings, rulesMeta)
 	}

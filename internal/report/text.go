@@ -28,31 +28,36 @@ const (
 func writeText(w io.Writer, findings []analysis.Finding, sum Summary, opt Options) error {
 	ew := &errWriter{w: w}
 	for _, f := range findings {
-		pos := Sanitize(position(f))
-		sev := f.Severity.String()
-		if opt.Color {
-			pos = ansiBold + pos + ansiReset
-			sev = severityColor(f.Severity) + sev + ansiReset
-		}
-		fixable := ""
-		if f.Fixable() {
-			fixable = " [fixable]"
-		}
-		res := ""
-		if r := f.Resource.Label(); r != "" {
-			res = Sanitize(r) + ": "
-		}
-		switch len(f.Roots) {
-		case 0:
-		case 1:
-			fixable += " (kustomize root " + Sanitize(f.Roots[0]) + ")"
-		default:
-			fixable += " (kustomize roots " + Sanitize(strings.Join(f.Roots, ", ")) + ")"
-		}
-		ew.printf("%s: %s %s: %s%s%s\n", pos, sev, Sanitize(f.Rule), res, Sanitize(f.Message), fixable)
+		ew.printf("%s\n", textLine(f, opt))
 	}
 	ew.printf("%s\n", summaryLine(sum, opt.FixCommand))
 	return ew.err
+}
+
+// textLine is one finding as the text format prints it, without the newline.
+func textLine(f analysis.Finding, opt Options) string {
+	pos := Sanitize(position(f))
+	sev := f.Severity.String()
+	if opt.Color {
+		pos = ansiBold + pos + ansiReset
+		sev = severityColor(f.Severity) + sev + ansiReset
+	}
+	fixable := ""
+	if f.Fixable() {
+		fixable = " [fixable]"
+	}
+	res := ""
+	if r := f.Resource.Label(); r != "" {
+		res = Sanitize(r) + ": "
+	}
+	switch len(f.Roots) {
+	case 0:
+	case 1:
+		fixable += " (kustomize root " + Sanitize(f.Roots[0]) + ")"
+	default:
+		fixable += " (kustomize roots " + Sanitize(strings.Join(f.Roots, ", ")) + ")"
+	}
+	return fmt.Sprintf("%s: %s %s: %s%s%s", pos, sev, Sanitize(f.Rule), res, Sanitize(f.Message), fixable)
 }
 
 func severityColor(s analysis.Severity) string {
