@@ -34,17 +34,6 @@ func (c *commonFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.render, "render", "", "auto: render kustomize roots and judge what they make (default); none: judge files as written")
 }
 
-func newFlagSet(name, synopsis string, stderr io.Writer) *pflag.FlagSet {
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.SortFlags = false
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: shipshape %s\n\nFlags:\n", synopsis)
-		fs.PrintDefaults()
-	}
-	return fs
-}
-
 // session is what a lint or fix run works with.
 type session struct {
 	eng    *engine.Engine

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/engine"
@@ -14,11 +17,9 @@ import (
 func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var c commonFlags
 	var format string
-	fs := newFlagSet("lint", "lint [flags] [PATH...]", stderr)
-	fs.StringVarP(&format, "format", "f", "text", "output format: text, json, sarif, github or junit")
-	c.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	fs := lintFlags(&c, &format, stderr)
+	if code, done := parseFlags(fs, args, stdout, stderr); done {
+		return code
 	}
 	if !slices.Contains(report.Formats(), format) {
 		return usageError(stderr, fmt.Errorf("--format: unknown format %q (want one of %v)", format, report.Formats()))
@@ -43,6 +44,14 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitFindings
 	}
 	return exitOK
+}
+
+// lintFlags is the flag set of lint.
+func lintFlags(c *commonFlags, format *string, stderr io.Writer) *pflag.FlagSet {
+	fs := newFlagSet(cmdLint, stderr)
+	fs.StringVarP(format, "format", "f", "text", "output format: "+strings.Join(report.Formats(), ", "))
+	c.register(fs)
+	return fs
 }
 
 func summarize(res *engine.Result, findings []analysis.Finding) report.Summary {
