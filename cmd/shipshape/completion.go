@@ -51,7 +51,7 @@ func completionSpecs() []completionCommand {
 	var s string
 	var b, b2 bool
 	flagsOf := map[commandName]*pflag.FlagSet{
-		cmdLint:   lintFlags(&c, &s, io.Discard),
+		cmdLint:   lintFlags(&c, &s, &b, io.Discard),
 		cmdFix:    fixFlags(&c, &b, &b2, io.Discard),
 		cmdPlugin: pluginInstallFlags(&s, &b, io.Discard),
 	}

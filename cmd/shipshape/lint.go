@@ -17,7 +17,8 @@ import (
 func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var c commonFlags
 	var format string
-	fs := lintFlags(&c, &format, stderr)
+	var verbose bool
+	fs := lintFlags(&c, &format, &verbose, stderr)
 	if code, done := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
@@ -32,7 +33,7 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	res := ses.run(ses.inputs(&walkErrs))
 	findings := append(walkFindings(walkErrs), res.Findings...)
 	sum := summarize(res, findings)
-	opt := report.Options{Color: colorOK(stdout), FixCommand: "shipshape fix"}
+	opt := report.Options{Color: colorOK(stdout), FixCommand: "shipshape fix", Verbose: verbose}
 	if format == report.FormatSARIF {
 		opt.ToolVersion = toolVersion()
 	}
@@ -47,9 +48,10 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // lintFlags is the flag set of lint.
-func lintFlags(c *commonFlags, format *string, stderr io.Writer) *pflag.FlagSet {
+func lintFlags(c *commonFlags, format *string, verbose *bool, stderr io.Writer) *pflag.FlagSet {
 	fs := newFlagSet(cmdLint, stderr)
 	fs.StringVarP(format, "format", "f", "text", "output format: "+strings.Join(report.Formats(), ", "))
+	fs.BoolVarP(verbose, "verbose", "v", false, "text format: messages whole (a line can exceed 300 characters), every kustomize root, and each finding's detail (kustomize's whole error) below it")
 	c.register(fs)
 	return fs
 }

@@ -39,6 +39,9 @@ type Options struct {
 	// FixCommand is the command the text summary suggests for fixable
 	// findings, e.g. "shipshape fix". Empty leaves the hint out.
 	FixCommand string
+	// Verbose adds each finding's Detail to the text format, indented on
+	// the lines below it.
+	Verbose bool
 }
 
 // Format names, in the order Formats returns them.
