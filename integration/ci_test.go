@@ -56,6 +56,9 @@ func TestCIReportFormats(t *testing.T) {
 		{"github annotations", "github", bad, 1, func(t *testing.T, out string) {
 			wantAll(t, "github", out,
 				"::error file=kustomize-plugin/base/node-agent.yaml,line=7,col=3,title=daemonset-replicas::DaemonSet/node-agent: DaemonSet has no spec.replicas")
+			if lines := strings.Split(strings.TrimSpace(out), "\n"); !strings.HasPrefix(lines[len(lines)-1], "::notice title=shipshape::") {
+				t.Errorf("github output does not end with the summary notice: %q", lines[len(lines)-1])
+			}
 			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 				if !strings.HasPrefix(line, "::") {
 					t.Errorf("not a workflow command: %q", line)

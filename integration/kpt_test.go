@@ -24,13 +24,13 @@ func TestKptFnEval(t *testing.T) {
 		{
 			name: "lint with --fn-config fails", src: example("base"), wantCode: 1,
 			args:    []string{"--fn-config", example("fn-config", "lint.yaml")},
-			stderr:  []string{"node-agent.yaml: DaemonSet/node-agent: spec.replicas: error daemonset-replicas", "web.yaml: Deployment/web: metadata.labels.active: error ambiguous-scalar"},
+			stderr:  []string{"[error] apps/v1/DaemonSet/node-agent spec.replicas: daemonset-replicas", "[error] apps/v1/Deployment/web metadata.labels.active: ambiguous-scalar", "shipshape: 3 findings at or above warning; 3 fixable with mode: fix (listed in the results)"},
 			results: []string{"rule: daemonset-replicas", "path: node-agent.yaml", "line: \"7\"", "kind: DaemonSet", "name: node-agent", "path: spec.replicas"},
 		},
 		{
 			name: "lint with key=value fails", src: example("base"), wantCode: 1,
 			args:   []string{"--", "mode=lint", "failOn=error"},
-			stderr: []string{"DaemonSet/node-agent: spec.strategy: error daemonset-deployment-field"},
+			stderr: []string{"[error] apps/v1/DaemonSet/node-agent spec.strategy: daemonset-deployment-field"},
 		},
 		{
 			name: "fix with --fn-config", src: example("base"), fixed: true,
@@ -59,6 +59,7 @@ func TestKptFnEval(t *testing.T) {
 				t.Fatalf("exit %d, want %d: %v", r.code, tt.wantCode, r)
 			}
 			wantAll(t, "kpt output", r.stdout+r.stderr, tt.stderr...)
+			wantOnce(t, r.stdout+r.stderr)
 			res, err := os.ReadFile(filepath.Join(resultsDir, "results.yaml"))
 			if err != nil {
 				t.Fatal(err)
@@ -115,7 +116,8 @@ func TestKptFnRender(t *testing.T) {
 		if r.code != 1 {
 			t.Fatalf("exit %d, want 1: %v", r.code, r)
 		}
-		wantAll(t, "kpt output", r.stderr, "[error] apps/v1/DaemonSet/node-agent spec.replicas: daemonset-replicas", "node-agent.yaml: "+badFindings[0], "web.yaml: "+yesFinding)
+		wantAll(t, "kpt output", r.stderr, "[error] apps/v1/DaemonSet/node-agent spec.replicas: daemonset-replicas", "[error] apps/v1/Deployment/web metadata.labels.active: ambiguous-scalar")
+		wantOnce(t, r.stderr)
 	})
 
 	t.Run("without --allow-exec kpt refuses", func(t *testing.T) {
@@ -153,4 +155,15 @@ func TestKptFnRender(t *testing.T) {
 			t.Errorf("render with shipshape differs from render without:\n--- with\n%s\n--- without\n%s", a.stdout, b.stdout)
 		}
 	})
+}
+
+// wantOnce: kpt prints the function's results and then its stderr; each
+// finding of the example package is in kpt's output once, not in both.
+func wantOnce(t *testing.T, out string) {
+	t.Helper()
+	for _, msg := range []string{"DaemonSet has no spec.replicas", "DaemonSet has no spec.strategy", "unquoted value yes is read"} {
+		if n := strings.Count(out, msg); n > 1 {
+			t.Errorf("kpt shows %q %d times:\n%s", msg, n, out)
+		}
+	}
 }

@@ -215,7 +215,7 @@ func (w *dupChecker) merged(n *yaml.Node) bool {
 		}
 	}
 	objects := max(len(at[0]), len(at[1]))
-	if objects < 2 {
+	if objects < 2 || strayRepeat(n, at) {
 		return false
 	}
 	// The j-th object starts at the first of its apiVersion and kind.
@@ -265,4 +265,24 @@ func (w *dupChecker) reportMerged(n *yaml.Node, from, to int) {
 		f.Severity = analysis.Warning
 	}
 	w.p.ReportFinding(f)
+}
+
+// strayRepeat reports whether only one of apiVersion and kind is written
+// again, each time with the value it had: one key repeated, not a second
+// object (kustomize v5.8.2 and kubectl kustomize build a kustomization
+// with a stray second apiVersion line). It is reported as a repeated key.
+func strayRepeat(n *yaml.Node, at [2][]int) bool {
+	if len(at[0]) >= 2 && len(at[1]) >= 2 {
+		return false
+	}
+	rep := at[0]
+	if len(at[1]) >= 2 {
+		rep = at[1]
+	}
+	for _, i := range rep[1:] {
+		if !sameValue(n.Content[rep[0]+1], n.Content[i+1]) {
+			return false
+		}
+	}
+	return true
 }

@@ -394,6 +394,11 @@ func (w *typeChecker) report(c *schemawalk.Cursor, jk jsonKind, v yaml11.Value) 
 		}
 	case jsonObject:
 		got = "a mapping"
+		if ph := bracePlaceholder(n); ph != "" {
+			// The cause first: the value was meant as text.
+			got = "a mapping: the `{` of {" + ph + "} opened a YAML flow mapping"
+			hint = ": quote it (\"{" + ph + "}\"), or replace the placeholder"
+		}
 	default:
 		got = v.Describe()
 	}

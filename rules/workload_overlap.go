@@ -219,8 +219,11 @@ func finishOverlap(p *analysis.CrossPass, summaries []overlapSummary) {
 			sel += ", taken from its template's labels: it sets no spec.selector"
 		}
 		if len(others) == 1 {
-			f.Message = fmt.Sprintf("%s's selector (%s) also selects the pods of %s (its template has %s): a Service or PodDisruptionBudget over these labels spans the pods of both%s; give each its own label, or delete the one left over",
-				a.id, sel, others[0], labels[0], adopts(a.id, others))
+			// The cause and the fix in the message; why it matters in the
+			// detail, for text output's lines to stay short.
+			f.Message = fmt.Sprintf("%s's selector (%s) also selects the pods of %s (its template has %s): give each its own label, or delete the one left over",
+				a.id, sel, others[0], labels[0])
+			f.Detail = "A Service or PodDisruptionBudget over these labels spans the pods of both" + adopts(a.id, others) + "."
 		} else {
 			same := allSame(labels)
 			named := slices.Clone(others)
@@ -237,8 +240,9 @@ func finishOverlap(p *analysis.CrossPass, summaries []overlapSummary) {
 			if same {
 				have = " (their templates have " + labels[0] + ")"
 			}
-			f.Message = fmt.Sprintf("%s's selector (%s) also selects the pods of %s%s: a Service or PodDisruptionBudget over these labels spans the pods of all%s; give each its own label, or delete those left over",
-				a.id, sel, list, have, adopts(a.id, others))
+			f.Message = fmt.Sprintf("%s's selector (%s) also selects the pods of %s%s: give each its own label, or delete those left over",
+				a.id, sel, list, have)
+			f.Detail = "A Service or PodDisruptionBudget over these labels spans the pods of all" + adopts(a.id, others) + "."
 		}
 		p.Report(f)
 	}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/shipshape-dev/shipshape/internal/fixer"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/report"
@@ -16,12 +18,9 @@ import (
 func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var c commonFlags
 	var diff, check bool
-	fs := newFlagSet("fix", "fix [flags] [PATH...]", stderr)
-	fs.BoolVar(&diff, "diff", false, "print a unified diff of the fixes and write nothing")
-	fs.BoolVar(&check, "check", false, "write nothing; exit 1 when a fix would change a file")
-	c.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	fs := fixFlags(&c, &diff, &check, stderr)
+	if code, done := parseFlags(fs, args, stdout, stderr); done {
+		return code
 	}
 	ses, err := c.setup(fs.Args(), stdin)
 	if err != nil {
@@ -133,6 +132,15 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitFindings
 	}
 	return exitOK
+}
+
+// fixFlags is the flag set of fix.
+func fixFlags(c *commonFlags, diff, check *bool, stderr io.Writer) *pflag.FlagSet {
+	fs := newFlagSet(cmdFix, stderr)
+	fs.BoolVar(diff, "diff", false, "print a unified diff of the fixes and write nothing")
+	fs.BoolVar(check, "check", false, "write nothing; exit 1 when a fix would change a file")
+	c.register(fs)
+	return fs
 }
 
 func plural(n int, word string) string {

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/engine"
@@ -14,11 +17,10 @@ import (
 func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var c commonFlags
 	var format string
-	fs := newFlagSet("lint", "lint [flags] [PATH...]", stderr)
-	fs.StringVarP(&format, "format", "f", "text", "output format: text, json, sarif, github or junit")
-	c.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	var verbose bool
+	fs := lintFlags(&c, &format, &verbose, stderr)
+	if code, done := parseFlags(fs, args, stdout, stderr); done {
+		return code
 	}
 	if !slices.Contains(report.Formats(), format) {
 		return usageError(stderr, fmt.Errorf("--format: unknown format %q (want one of %v)", format, report.Formats()))
@@ -31,7 +33,7 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	res := ses.run(ses.inputs(&walkErrs))
 	findings := append(walkFindings(walkErrs), res.Findings...)
 	sum := summarize(res, findings)
-	opt := report.Options{Color: colorOK(stdout), FixCommand: "shipshape fix"}
+	opt := report.Options{Color: colorOK(stdout), FixCommand: "shipshape fix", Verbose: verbose}
 	if format == report.FormatSARIF {
 		opt.ToolVersion = toolVersion()
 	}
@@ -43,6 +45,15 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitFindings
 	}
 	return exitOK
+}
+
+// lintFlags is the flag set of lint.
+func lintFlags(c *commonFlags, format *string, verbose *bool, stderr io.Writer) *pflag.FlagSet {
+	fs := newFlagSet(cmdLint, stderr)
+	fs.StringVarP(format, "format", "f", "text", "output format: "+strings.Join(report.Formats(), ", "))
+	fs.BoolVarP(verbose, "verbose", "v", false, "text format: messages whole (a line can exceed 300 characters), every kustomize root, and each finding's detail (kustomize's whole error) below it")
+	c.register(fs)
+	return fs
 }
 
 func summarize(res *engine.Result, findings []analysis.Finding) report.Summary {

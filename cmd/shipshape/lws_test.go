@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -49,8 +50,38 @@ func lwsCaseDirs(t *testing.T) []string {
 
 // runIn runs shipshape with args and returns its output with dir made
 // relative, as the goldens have it.
+//
+// It runs in dir, with dir and the paths below it named relative to it, as
+// a user in dir would: text output fits its lines to a length (report's
+// maxTextLine), so the goldens must not depend on where the test's
+// temporary directory is.
 func runIn(t *testing.T, dir string, want int, args ...string) string {
 	t.Helper()
+	if abs, err := filepath.Abs(dir); err == nil {
+		args = slices.Clone(args)
+		for i, a := range args {
+			if _, err := os.Lstat(a); err != nil || strings.HasPrefix(a, "-") {
+				continue // a flag or a command, not a path
+			}
+			p, _ := filepath.Abs(a)
+			if rel, err := filepath.Rel(abs, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				args[i] = rel
+			} else {
+				args[i] = p
+			}
+		}
+		// Back before the caller reads its goldens, by relative paths;
+		// none of this package's tests runs in parallel.
+		wd, err := os.Getwd()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chdir(abs); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Chdir(wd)
+		dir = abs
+	}
 	var stdout, stderr bytes.Buffer
 	if code := run(args, strings.NewReader(""), &stdout, &stderr); code != want {
 		t.Fatalf("shipshape %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, want, stdout.String(), stderr.String())

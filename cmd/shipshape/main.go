@@ -32,9 +32,15 @@ Usage:
   shipshape rules                      list the rules
   shipshape explain RULE               show a rule's documentation
   shipshape version                    print the version, VCS revision and Go version
+  shipshape completion SHELL           print a completion script (bash, zsh, fish, powershell)
+  shipshape help [COMMAND]             show this overview or a command's help
 
 PATH is a file, a directory (searched for *.yaml and *.yml) or - for stdin;
-the default is the current directory. Run "shipshape COMMAND --help" for flags.
+the default is the current directory. Run "shipshape help COMMAND" (or
+"shipshape COMMAND --help") for a command's flags, examples and exit codes.
+
+Exit codes: 0 no finding at or above --fail-on, 1 findings at or above it,
+2 usage or configuration error.
 `
 
 func main() {
@@ -76,7 +82,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runExplain(rest, stdout, stderr)
 	case "version", "--version":
 		return runVersion(rest, stdout, stderr)
-	case "help", "-h", "--help":
+	case "completion":
+		return runCompletion(rest, stdout, stderr)
+	case "help":
+		return runHelp(rest, stdin, stdout, stderr)
+	case "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}

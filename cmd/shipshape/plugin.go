@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/engine"
@@ -31,39 +33,23 @@ const (
 // pluginRelPath is the plugin's path below the plugin home.
 var pluginRelPath = filepath.Join(pluginGroup, pluginVersion, strings.ToLower(config.Kind), config.Kind)
 
-const pluginHelp = `Usage: shipshape plugin install [--dir DIR] [--symlink]
-
-Installs shipshape as a kustomize legacy exec plugin, the kind of plugin that
-"kubectl kustomize --enable-alpha-plugins" runs, at
-
-  DIR/shipshape.dev/v1alpha1/shipshapeconfig/ShipshapeConfig
-
-DIR defaults to $KUSTOMIZE_PLUGIN_HOME, else $XDG_CONFIG_HOME/kustomize/plugin,
-else ~/.config/kustomize/plugin (where kustomize looks). The plugin is a copy
-of this binary, or with --symlink a symbolic link to it. A kustomization then
-lists a ShipshapeConfig (without a config.kubernetes.io/function annotation)
-under transformers:.
-`
-
 func runPlugin(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stdout, pluginHelp)
-		if len(args) == 0 {
-			return exitUsage
-		}
+	switch {
+	case len(args) == 0:
+		fmt.Fprintf(stderr, "shipshape plugin: no subcommand (the one is install); run 'shipshape plugin --help'\n")
+		return exitUsage
+	case args[0] == "-h" || args[0] == "--help" || args[0] == "help":
+		writeHelp(stdout, cmdPlugin, pluginInstallFlags(new(string), new(bool), stderr))
 		return exitOK
-	}
-	if args[0] != "install" {
-		fmt.Fprintf(stderr, "shipshape plugin: unknown subcommand %q\n\n%s", args[0], pluginHelp)
+	case args[0] != "install":
+		fmt.Fprintf(stderr, "shipshape plugin: unknown subcommand %q (the one is install); run 'shipshape plugin --help'\n", args[0])
 		return exitUsage
 	}
 	var dir string
 	var symlink bool
-	fs := newFlagSet("plugin install", "plugin install [--dir DIR] [--symlink]", stderr)
-	fs.StringVar(&dir, "dir", "", "kustomize plugin home (default $KUSTOMIZE_PLUGIN_HOME, $XDG_CONFIG_HOME/kustomize/plugin or ~/.config/kustomize/plugin)")
-	fs.BoolVar(&symlink, "symlink", false, "install a symbolic link to this binary instead of a copy")
-	if err := fs.Parse(args[1:]); err != nil {
-		return exitUsage
+	fs := pluginInstallFlags(&dir, &symlink, stderr)
+	if code, done := parseFlags(fs, args[1:], stdout, stderr); done {
+		return code
 	}
 	if fs.NArg() > 0 {
 		return usageError(stderr, fmt.Errorf("plugin install: unexpected argument %q", fs.Arg(0)))
@@ -96,6 +82,14 @@ func runPlugin(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "note: KUSTOMIZE_PLUGIN_HOME is %s; kustomize will not look in %s\n", os.Getenv("KUSTOMIZE_PLUGIN_HOME"), dir)
 	}
 	return exitOK
+}
+
+// pluginInstallFlags is the flag set of plugin install.
+func pluginInstallFlags(dir *string, symlink *bool, stderr io.Writer) *pflag.FlagSet {
+	fs := newFlagSet(cmdPlugin, stderr)
+	fs.StringVar(dir, "dir", "", "kustomize plugin home (default $KUSTOMIZE_PLUGIN_HOME, $XDG_CONFIG_HOME/kustomize/plugin or ~/.config/kustomize/plugin)")
+	fs.BoolVar(symlink, "symlink", false, "install a symbolic link to this binary instead of a copy")
+	return fs
 }
 
 // defaultPluginHome is where kustomize looks first, among the places it
@@ -176,19 +170,10 @@ func argv0Command(argv0 string) string {
 	return ""
 }
 
-const pluginExecHelp = `Usage: shipshape plugin-exec CONFIG-FILE < YAML-STREAM
-
-The kustomize legacy exec plugin protocol (see shipshape plugin install):
-CONFIG-FILE is a ShipshapeConfig (spec.mode: lint or fix); the resources are a
-YAML stream on stdin. lint writes the stream back unchanged, fix writes it
-with the safe fixes applied (only the bytes that must change). Findings at or
-above spec.failOn (error by default) are printed on stderr and exit 1.
-`
-
 // runPluginExec serves one call of the legacy exec plugin protocol.
 func runPluginExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-		fmt.Fprint(stdout, pluginExecHelp)
+		writeHelp(stdout, cmdPluginExec, nil)
 		return exitOK
 	}
 	var cfg *config.Config
@@ -199,7 +184,7 @@ func runPluginExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	case len(args) == 0 && os.Getenv("KUSTOMIZE_PLUGIN_CONFIG_STRING") != "":
 		cfg, err = config.Parse([]byte(os.Getenv("KUSTOMIZE_PLUGIN_CONFIG_STRING")), "KUSTOMIZE_PLUGIN_CONFIG_STRING")
 	default:
-		fmt.Fprint(stderr, pluginExecHelp)
+		fmt.Fprintf(stderr, "shipshape plugin-exec: want one CONFIG-FILE argument (or KUSTOMIZE_PLUGIN_CONFIG_STRING), got %d; run 'shipshape plugin-exec --help'\n", len(args))
 		return exitUsage
 	}
 	if err != nil {
@@ -252,5 +237,15 @@ func reportFailing(stderr io.Writer, failing []analysis.Finding, failOn, mode st
 		fmt.Fprintln(stderr, krm.Describe(f))
 	}
 	fmt.Fprintln(stderr, krm.Summary(failing, failOn, mode))
+	return exitFindings
+}
+
+// reportSummary prints only the summary of the findings that fail the run,
+// for a caller that shows the findings themselves; it returns the exit code.
+func reportSummary(stderr io.Writer, failing []analysis.Finding, failOn, mode string) int {
+	if len(failing) == 0 {
+		return exitOK
+	}
+	fmt.Fprintln(stderr, krm.Summary(failing, failOn, mode)+" (listed in the results)")
 	return exitFindings
 }

@@ -11,8 +11,12 @@ import (
 )
 
 func runRules(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("rules", "rules", stderr)
-	if err := fs.Parse(args); err != nil {
+	fs := newFlagSet(cmdRules, stderr)
+	if code, done := parseFlags(fs, args, stdout, stderr); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "shipshape rules: takes no arguments (got %q); run 'shipshape rules --help'\n", fs.Arg(0))
 		return exitUsage
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
@@ -29,12 +33,12 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 }
 
 func runExplain(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("explain", "explain RULE", stderr)
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	fs := newFlagSet(cmdExplain, stderr)
+	if code, done := parseFlags(fs, args, stdout, stderr); done {
+		return code
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
+		fmt.Fprintf(stderr, "shipshape explain: want one rule ID, got %d arguments; run 'shipshape rules' for the IDs\n", fs.NArg())
 		return exitUsage
 	}
 	var r *analysis.Rule

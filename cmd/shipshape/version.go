@@ -15,8 +15,12 @@ import (
 // information (-buildvcs=false, go test, a source tarball) says so. It
 // reads the build information only when asked: nothing runs at start-up.
 func runVersion(args []string, stdout, stderr io.Writer) int {
+	if wantsHelp(args) {
+		writeHelp(stdout, cmdVersion, nil)
+		return exitOK
+	}
 	if len(args) > 0 {
-		fmt.Fprintf(stderr, "shipshape version: takes no arguments\n\nUsage:\n  shipshape version\n")
+		fmt.Fprintf(stderr, "shipshape version: takes no arguments; run 'shipshape version --help'\n")
 		return exitUsage
 	}
 	info, _ := debug.ReadBuildInfo()

@@ -94,6 +94,10 @@ type Finding struct {
 	Rule     string
 	Severity Severity
 	Message  string
+	// Detail is what backs the message up, too long for a line of text
+	// output (kustomize's whole error chain, the consequences of a
+	// mistake): the json and sarif formats carry it, text shows it with -v.
+	Detail   string
 	Resource manifest.Resource
 	Field    string // dotted path of the offending node, e.g. spec.template.metadata.labels.active
 	File     string

@@ -347,6 +347,9 @@ func (e *Engine) lint(f *manifest.File, ig lineIgnores) []analysis.Finding {
 		for _, se := range f.Errors {
 			fd := e.fileFinding(f.Path, SyntaxID, se.Message)
 			fd.Line, fd.Column = se.Line, se.Column
+			if msg, l, c, ok := flowMappingCause(f.Src, se.Line); ok {
+				fd.Message, fd.Detail, fd.Line, fd.Column = msg, "YAML: "+se.Message, l, c
+			}
 			out = append(out, fd)
 		}
 	}

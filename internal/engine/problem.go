@@ -41,12 +41,13 @@ func (e *Engine) reportProblem(t *renderState, files map[string]*FileResult, r *
 		}
 	}
 	msg := t.relPaths(strings.TrimPrefix(r.Problem.Message, "not rendered: "))
+	var tails []string // what follows the cause, as room allows (problemText)
 	if r.Problem.Hint != "" {
-		msg += " (" + r.Problem.Hint + ")"
+		tails = append(tails, " ("+r.Problem.Hint+")")
 	}
 	switch {
 	case r.Problem.Template:
-		msg += "; the files only it reads are not judged"
+		tails = append(tails, "; the files only it reads are not judged")
 	case !strings.Contains(msg, "judged as written"):
 		// Not said at a base's kustomization: it stops several roots,
 		// whose bases differ.
@@ -60,18 +61,16 @@ func (e *Engine) reportProblem(t *renderState, files map[string]*FileResult, r *
 		}
 		switch len(alone) {
 		case 0:
-			msg += "; its files are judged as written"
+			tails = append(tails, "; its files are judged as written")
 		case 1:
-			msg += "; " + alone[0] + ", which it lists, is rendered on its own, its other files are judged as written"
+			tails = append(tails, "; "+alone[0]+", which it lists, is rendered on its own, its other files are judged as written")
 		default:
-			msg += "; " + strings.Join(alone, ", ") + ", which it lists, are rendered on their own, its other files are judged as written"
+			tails = append(tails, "; "+strings.Join(alone, ", ")+", which it lists, are rendered on their own, its other files are judged as written")
 		}
 	}
-	what := "kustomize cannot build the root: "
-	if r.Problem.Refused {
-		what = "the root is not rendered: "
-	}
-	f := e.fileFinding(fr.Input.Path, id, what+msg)
+	message, detail := problemText(t.relPaths, r.Problem, msg, tails)
+	f := e.fileFinding(fr.Input.Path, id, message)
+	f.Detail = detail
 	f.Line, f.Column, f.Roots = r.Problem.Line, r.Problem.Column, []string{root}
 	fr.Findings = append(fr.Findings, f)
 }

@@ -289,3 +289,16 @@ func TestDescribe(t *testing.T) {
 		}
 	}
 }
+
+// What kpt, kustomize build and kustomize fn run send differ in the
+// annotation kpt's reader adds: only kpt prints results itself.
+func TestShowsResults(t *testing.T) {
+	kpt := "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n    annotations:\n      config.kubernetes.io/path: 'a.yaml'\n      internal.config.kubernetes.io/seqindent: 'compact'\n"
+	kustomize := "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n    annotations:\n      config.kubernetes.io/index: '0'\n  data:\n    note: internal.config.kubernetes.io/seqindent is kpt's\n"
+	if !ShowsResults([]byte(kpt)) {
+		t.Error("kpt's ResourceList not recognised")
+	}
+	if ShowsResults([]byte(kustomize)) {
+		t.Error("kustomize's ResourceList taken for kpt's")
+	}
+}

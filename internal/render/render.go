@@ -44,6 +44,9 @@ type Problem struct {
 	// Hint says what kustomize's Message likely means for this root, or
 	// "": kept apart, as Message is kustomize's own words.
 	Hint string
+	// Cause is Message in one line that leads with the cause (causeOf),
+	// for a failure of kustomize's; "" when Message says it plainly.
+	Cause string
 }
 
 func (p *Problem) Error() string {
@@ -194,6 +197,7 @@ func (r *Renderer) Render(root *Kustomization) *Result {
 	if err != nil {
 		res.Problem = r.failedAt(root, withoutContents(withoutAddresses(err.Error())))
 		res.Problem.Hint = r.hint(root, res.Problem.Message)
+		res.Problem.Cause = causeOf(root, res.Problem)
 		return res
 	}
 	for i, rs := range m.Resources() {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,15 +59,16 @@ func TestGitHubCommands(t *testing.T) {
 			if err := Write(&buf, "github", []analysis.Finding{tt.f}, Summary{Files: 1}, nil, Options{FixCommand: "shipshape fix"}); err != nil {
 				t.Fatal(err)
 			}
-			if got := buf.String(); got != tt.want+"\n" {
-				t.Errorf("got  %q\nwant %q", got, tt.want+"\n")
+			got, _, _ := strings.Cut(buf.String(), "\n")
+			if got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}
 		})
 	}
 }
 
-// Every line on stdout must be a workflow command: no summary, no blank
-// lines, no line broken by a message.
+// Every line on stdout must be a workflow command: no blank lines, no line
+// broken by a message, and the last one the summary notice.
 func TestGitHubOnlyCommands(t *testing.T) {
 	var buf bytes.Buffer
 	fs := testFindings()
@@ -74,16 +76,59 @@ func TestGitHubOnlyCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
-	if len(lines) != len(fs) {
-		t.Fatalf("%d lines for %d findings:\n%s", len(lines), len(fs), buf.String())
+	if len(lines) != len(fs)+1 {
+		t.Fatalf("%d lines for %d findings and the summary:\n%s", len(lines), len(fs), buf.String())
 	}
 	for _, l := range lines {
 		if !strings.HasPrefix(l, "::error ") && !strings.HasPrefix(l, "::warning ") && !strings.HasPrefix(l, "::notice ") {
 			t.Errorf("not a workflow command: %q", l)
 		}
 	}
-	buf.Reset()
-	if err := Write(&buf, "github", nil, Summary{Files: 3}, nil, Options{}); err != nil || buf.Len() != 0 {
-		t.Fatalf("no findings: err %v, output %q", err, buf.String())
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "::notice title=shipshape::") || strings.Contains(last, "log") {
+		t.Errorf("last line is not the summary, or speaks of dropped annotations: %q", last)
 	}
+	buf.Reset()
+	if err := Write(&buf, "github", nil, Summary{Files: 3}, nil, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "::notice title=shipshape::no problems in 3 files (0 resources)\n"; buf.String() != want {
+		t.Fatalf("no findings: got %q, want %q", buf.String(), want)
+	}
+}
+
+// Past GitHub's 10 annotations of a kind per step, findings are plain log
+// lines and the summary says how many of each kind only the log has; the
+// notices leave the summary its slot.
+func TestGitHubAnnotationLimit(t *testing.T) {
+	var fs []analysis.Finding
+	for i := 1; i <= 12; i++ {
+		fs = append(fs, analysis.Finding{Rule: "e", Severity: analysis.Error, Message: "m", File: "a.yaml", Line: i, Column: 1})
+	}
+	for i := 1; i <= 10; i++ {
+		fs = append(fs, analysis.Finding{Rule: "w", Severity: analysis.Warning, Message: "m", File: "b.yaml", Line: i, Column: 1})
+	}
+	for i := 1; i <= 10; i++ {
+		fs = append(fs, analysis.Finding{Rule: "i", Severity: analysis.Info, Message: "m", File: "c.yaml", Line: i, Column: 1})
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, "github", fs, testSummary(fs), nil, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{}
+	var plain []string
+	for _, l := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
+		if kind, _, ok := strings.Cut(l, " "); ok && strings.HasPrefix(kind, "::") {
+			counts[kind]++
+		} else {
+			plain = append(plain, l)
+		}
+	}
+	if counts["::error"] != 10 || counts["::warning"] != 10 || counts["::notice"] != 10 {
+		t.Errorf("annotations per kind: %v, want 10 each (9 infos and the summary)", counts)
+	}
+	wantPlain := []string{"a.yaml:11:1: error e: m", "a.yaml:12:1: error e: m", "c.yaml:10:1: info i: m"}
+	if !slices.Equal(plain, wantPlain) {
+		t.Errorf("log-only lines:\n%q\nwant\n%q", plain, wantPlain)
+	}
+	checkGolden(t, "github-limit.golden", buf.Bytes())
 }

@@ -27,6 +27,9 @@ type jsonFinding struct {
 	// Roots names the kustomize roots whose rendered objects the finding
 	// is about; absent for files judged as written.
 	Roots []string `json:"roots,omitempty"`
+	// Detail backs the message up (kustomize's error chain); absent when
+	// the message says it all.
+	Detail string `json:"detail,omitempty"`
 }
 
 type jsonResource struct {
@@ -74,6 +77,7 @@ func writeJSON(w io.Writer, findings []analysis.Finding, sum Summary) error {
 			Field:   f.Field,
 			Fixable: f.Fixable(),
 			Roots:   f.Roots,
+			Detail:  f.Detail,
 		})
 	}
 	return encodeJSON(w, out)

@@ -39,6 +39,9 @@ type Options struct {
 	// FixCommand is the command the text summary suggests for fixable
 	// findings, e.g. "shipshape fix". Empty leaves the hint out.
 	FixCommand string
+	// Verbose adds each finding's Detail to the text format, indented on
+	// the lines below it.
+	Verbose bool
 }
 
 // Format names, in the order Formats returns them.
@@ -68,7 +71,7 @@ func Write(w io.Writer, format string, findings []analysis.Finding, sum Summary,
 	case FormatSARIF:
 		return writeSARIF(w, findings, rulesMeta, opt)
 	case FormatGitHub:
-		return writeGitHub(w, findings)
+		return writeGitHub(w, findings, sum, opt)
 	case FormatJUnit:
 		return writeJUnit(w, findings, rulesMeta)
 	}

@@ -159,7 +159,7 @@ func writeSARIF(w io.Writer, findings []analysis.Finding, rulesMeta []*analysis.
 			RuleID:    f.Rule,
 			RuleIndex: index[f.Rule],
 			Level:     sarifLevel(f.Severity),
-			Message:   sarifMessage{Text: f.Message},
+			Message:   sarifMessage{Text: sarifText(f)},
 		}
 		var loc sarifLocation
 		if f.File != "" {
@@ -316,4 +316,13 @@ func logicalLocation(f analysis.Finding) (sarifLogicalLocation, bool) {
 			Name:       r.Name,
 		},
 	}, true
+}
+
+// sarifText is the message, then its detail as a paragraph of its own:
+// viewers show the first line as the result's summary.
+func sarifText(f analysis.Finding) string {
+	if f.Detail == "" {
+		return f.Message
+	}
+	return f.Message + "\n\n" + f.Detail
 }

@@ -3,7 +3,9 @@ package report
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 )
@@ -28,31 +30,120 @@ const (
 func writeText(w io.Writer, findings []analysis.Finding, sum Summary, opt Options) error {
 	ew := &errWriter{w: w}
 	for _, f := range findings {
-		pos := Sanitize(position(f))
-		sev := f.Severity.String()
-		if opt.Color {
-			pos = ansiBold + pos + ansiReset
-			sev = severityColor(f.Severity) + sev + ansiReset
+		ew.printf("%s\n", textLine(f, opt))
+		if opt.Verbose && f.Detail != "" {
+			for _, l := range strings.Split(f.Detail, "\n") {
+				ew.printf("    %s\n", Sanitize(l))
+			}
 		}
-		fixable := ""
-		if f.Fixable() {
-			fixable = " [fixable]"
-		}
-		res := ""
-		if r := f.Resource.Label(); r != "" {
-			res = Sanitize(r) + ": "
-		}
-		switch len(f.Roots) {
-		case 0:
-		case 1:
-			fixable += " (kustomize root " + Sanitize(f.Roots[0]) + ")"
-		default:
-			fixable += " (kustomize roots " + Sanitize(strings.Join(f.Roots, ", ")) + ")"
-		}
-		ew.printf("%s: %s %s: %s%s%s\n", pos, sev, Sanitize(f.Rule), res, Sanitize(f.Message), fixable)
 	}
 	ew.printf("%s\n", summaryLine(sum, opt.FixCommand))
 	return ew.err
+}
+
+// textLine is one finding as the text format prints it, without the
+// newline. Without -v a line longer than maxTextLine is shortened: first
+// the kustomize roots (the first named, the others counted; a root that is
+// the file's own directory said so), then the message, cut after the
+// clauses that fit (fitMessage). The json and sarif formats, and -v, have
+// it all.
+func textLine(f analysis.Finding, opt Options) string {
+	pos := Sanitize(position(f))
+	sev := f.Severity.String()
+	if opt.Color {
+		pos = ansiBold + pos + ansiReset
+		sev = severityColor(f.Severity) + sev + ansiReset
+	}
+	fixable := ""
+	if f.Fixable() {
+		fixable = " [fixable]"
+	}
+	res := ""
+	if r := f.Resource.Label(); r != "" {
+		res = Sanitize(r) + ": "
+	}
+	head := fmt.Sprintf("%s: %s %s: %s", pos, sev, Sanitize(f.Rule), res)
+	msg := Sanitize(f.Message)
+	roots := rootsText(f.Roots, rootsFull, "")
+	if opt.Verbose || visibleLen(head)+len(msg)+len(fixable)+len(roots) <= maxTextLine {
+		return head + msg + fixable + roots
+	}
+	// Shorter roots, as far as that lets the message fit whole; else the
+	// short form, and the message cut.
+	for _, form := range []rootsForm{rootsShort, rootsCounted} {
+		if r := rootsText(f.Roots, form, filepath.Dir(f.File)); visibleLen(head)+len(msg)+len(fixable)+len(r) <= maxTextLine {
+			return head + msg + fixable + r
+		}
+	}
+	roots = rootsText(f.Roots, rootsShort, filepath.Dir(f.File))
+	return head + fitMessage(msg, maxTextLine-visibleLen(head)-len(fixable)-len(roots)) + fixable + roots
+}
+
+// rootsForm is how fully rootsText names the roots.
+type rootsForm int
+
+const (
+	rootsFull    rootsForm = iota // every root
+	rootsShort                    // the first, the others counted; the file's own directory said so
+	rootsCounted                  // only how many
+)
+
+// rootsText is " (kustomize root a)" or " (kustomize roots a, b)" in
+// form; dir is the finding's file's directory.
+func rootsText(roots []string, form rootsForm, dir string) string {
+	switch {
+	case len(roots) == 0:
+		return ""
+	case form == rootsCounted && len(roots) == 1:
+		return " (1 kustomize root)"
+	case form == rootsCounted:
+		return fmt.Sprintf(" (%d kustomize roots)", len(roots))
+	case len(roots) == 1 && form == rootsShort && filepath.Clean(roots[0]) == dir:
+		return " (kustomize root: the file's directory)"
+	case len(roots) == 1:
+		return " (kustomize root " + Sanitize(roots[0]) + ")"
+	case form == rootsShort:
+		return fmt.Sprintf(" (kustomize roots %s and %d more)", Sanitize(roots[0]), len(roots)-1)
+	}
+	return " (kustomize roots " + Sanitize(strings.Join(roots, ", ")) + ")"
+}
+
+// maxTextLine is how long a line of text output gets without -v.
+const maxTextLine = 300
+
+// elided stands for the middle of a message fitMessage shortened.
+const elided = " … "
+
+// fitMessage is msg in at most room bytes: whole when it fits, else its
+// start (a message leads with its cause) and, when short enough, its last
+// clause (the fix: "quote it", "remove it"), the middle elided. lint -v
+// prints it whole.
+func fitMessage(msg string, room int) string {
+	if len(msg) <= room {
+		return msg
+	}
+	tail := ""
+	if i := max(strings.LastIndex(msg, "; "), strings.LastIndex(msg, ": ")); i > 0 && len(msg)-i-2 <= room/2 {
+		tail = msg[i+2:]
+	}
+	keep := max(room-len(elided)-len(tail), 0)
+	cut := strings.LastIndex(msg[:keep], " ")
+	if cut <= 0 || keep-cut > 30 { // a long word (a URL): cut inside it
+		cut = keep
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+	}
+	return strings.TrimRight(msg[:cut], ",;: ") + strings.TrimRight(elided+tail, " ")
+}
+
+// visibleLen is the length of s without its ANSI colour sequences.
+func visibleLen(s string) int {
+	n := len(s)
+	for _, c := range []string{ansiReset, ansiBold, ansiRed, ansiYellow, ansiCyan} {
+		n -= strings.Count(s, c) * len(c)
+	}
+	return n
 }
 
 func severityColor(s analysis.Severity) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
@@ -170,5 +171,59 @@ func TestTextNoColourWhenOff(t *testing.T) {
 	}
 	if strings.Contains(buf.String(), "\x1b") {
 		t.Fatalf("escape sequence without Color:\n%s", buf.String())
+	}
+}
+
+// A line longer than maxTextLine is fitted: the roots shortened first,
+// then the message's middle elided, keeping its start (the cause) and its
+// last clause (the fix); -v prints it whole, with the detail below.
+func TestTextLineFits(t *testing.T) {
+	long := strings.Repeat("cause words ", 20) + "and more words; " + strings.Repeat("consequence words ", 10) + ": quote it (\"yes\")"
+	roots := []string{"apps/overlays/production-east-1", "apps/overlays/production-west-2", "apps/overlays/staging-central-9"}
+	tests := []struct {
+		name     string
+		f        analysis.Finding
+		verbose  bool
+		want     []string // substrings of the line
+		wantNone []string
+	}{
+		{"short line as it was",
+			analysis.Finding{Rule: "r", Severity: analysis.Error, Message: "m", File: "a/b.yaml", Line: 1, Column: 1, Roots: roots},
+			false, []string{"(kustomize roots " + strings.Join(roots, ", ") + ")"}, nil},
+		{"long message: start and fix kept",
+			analysis.Finding{Rule: "r", Severity: analysis.Error, Message: long, File: "a/b.yaml", Line: 1, Column: 1},
+			false, []string{"a/b.yaml:1:1: error r: cause words cause words", " … quote it (\"yes\")"}, []string{"consequence"}},
+		{"roots of the file's own directory",
+			analysis.Finding{Rule: "r", Severity: analysis.Error, Message: long[:230], File: "apps/overlays/production-east-1/kustomization.yaml", Line: 1, Column: 1, Roots: roots[:1]},
+			false, []string{"(kustomize root: the file's directory)"}, nil},
+		{"several roots counted",
+			analysis.Finding{Rule: "r", Severity: analysis.Error, Message: long[:180], File: "x.yaml", Line: 1, Column: 1, Roots: roots},
+			false, []string{"(kustomize roots apps/overlays/production-east-1 and 2 more)"}, nil},
+		{"verbose: whole",
+			analysis.Finding{Rule: "r", Severity: analysis.Error, Message: long, Detail: "kustomize: chain\nsecond", File: "a/b.yaml", Line: 1, Column: 1, Roots: roots},
+			true, []string{long, strings.Join(roots, ", "), "\n    kustomize: chain\n    second\n"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := Write(&buf, "text", []analysis.Finding{tt.f}, Summary{}, nil, Options{Verbose: tt.verbose}); err != nil {
+				t.Fatal(err)
+			}
+			out := buf.String()
+			first, _, _ := strings.Cut(out, "\n")
+			if !tt.verbose && utf8.RuneCountInString(first) > maxTextLine {
+				t.Errorf("line of %d characters: %s", utf8.RuneCountInString(first), first)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range tt.wantNone {
+				if strings.Contains(first, w) {
+					t.Errorf("has %q:\n%s", w, first)
+				}
+			}
+		})
 	}
 }
