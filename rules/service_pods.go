@@ -136,9 +136,9 @@ type servicePodsSummary struct {
 	endpointsFor string
 	// A custom resource of a kind shipshape does not know.
 	unknown string
-	// A Role or ClusterRole that lets its subjects patch pods: an
+	// Where a Role or ClusterRole lets its subjects patch pods: an
 	// operator that labels its own pods at run time (minio's leader).
-	relabels bool
+	relabel *relabelScope
 }
 
 // selectingService is a Service with a selector.
@@ -147,6 +147,10 @@ type selectingService struct {
 	selector map[string]string
 	at       analysis.Finding // at the selector's first entry
 	entries  []entryAt        // where each key of the selector is written
+	// explicitNS: the namespace is written (or set by a kustomization),
+	// not left to the apply's default.
+	explicitNS bool
+	nsAt       analysis.Finding // at metadata.namespace, else the selector
 }
 
 func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
@@ -159,7 +163,7 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 		if manifest.ScalarValue(manifest.MapGet(spec, "type")) == "ExternalName" || sel == nil || sel.Kind != yaml.MappingNode {
 			return s, false
 		}
-		svc := &selectingService{name: obj.Name, selector: map[string]string{}}
+		svc := &selectingService{name: obj.Name, selector: map[string]string{}, explicitNS: obj.Namespace != ""}
 		for i := 0; i+1 < len(sel.Content); i += 2 {
 			k, v := sel.Content[i], sel.Content[i+1]
 			if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode {
@@ -175,6 +179,7 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 			return s, false
 		}
 		svc.at = p.Finding(sel.Content[0], "", nil, "")
+		svc.nsAt = namespaceFinding(p, svc.at)
 		for k, v := range obj.SelectorLabels {
 			svc.selector[k] = v
 		}
@@ -190,7 +195,8 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 	if s.pods = podsOf(p); len(s.pods) > 0 {
 		return s, true
 	}
-	if s.relabels = editsPods(obj); s.relabels {
+	if scope, ok := podRelabelScope(obj); ok {
+		s.relabel = &scope
 		return s, true
 	}
 	if mayMakePods(obj) {
@@ -200,83 +206,27 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 	return s, false
 }
 
-// editsPods reports whether obj is a Role or ClusterRole that grants
-// patch or update on pods.
-func editsPods(obj *manifest.Object) bool {
-	if (obj.Kind != "Role" && obj.Kind != "ClusterRole") || obj.Group() != "rbac.authorization.k8s.io" {
-		return false
-	}
-	has := func(n *yaml.Node, want ...string) bool {
-		for _, it := range items(n) {
-			if slices.Contains(want, manifest.ScalarValue(it)) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, rule := range items(manifest.MapGet(obj.Node, "rules")) {
-		if has(manifest.MapGet(rule, "apiGroups"), "", "*") && has(manifest.MapGet(rule, "resources"), "pods", "*") &&
-			has(manifest.MapGet(rule, "verbs"), "patch", "update", "*") {
-			return true
-		}
-	}
-	return false
-}
-
 func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 	// Pod templates and endpoints count from anywhere in the repository.
 	// Whether the Service is judged at all is its own application's call:
 	// one that makes no pods in the Service's namespace (a Service put in
-	// front of a Helm release or another repository's workload) or holds
-	// an operator's custom resource there gets its pods from elsewhere.
-	type nsName struct{ ns, name string }
-	managed := map[nsName]bool{}
-	unknown := map[nsName]bool{}   // application, namespace
-	makesPods := map[nsName]bool{} // application, namespace
-	operator := map[string]bool{}  // applications that define CRDs
-	templates := map[string]*podIndex{}
+	// front of a Helm release or another repository's workload) gets its
+	// pods from elsewhere, unless its own pods in another namespace carry
+	// the selector (the namespace is the mistake).
+	ev := gatherSelectionEvidence(p, len(summaries), func(i int) selectionPart {
+		s := summaries[i]
+		return selectionPart{ns: s.ns, pods: s.pods, endpointsFor: s.endpointsFor, unknown: s.unknown, relabel: s.relabel}
+	})
 	for i, s := range summaries {
-		switch {
-		case s.endpointsFor != "":
-			managed[nsName{s.ns, s.endpointsFor}] = true
-		case s.unknown == "CustomResourceDefinition" || s.relabels:
-			// An application that defines custom resources installs
-			// their operator, which may make pods, or label its own at
-			// run time (longhorn-manager labels its pods as the
-			// admission webhook's and the recovery backend's), in any
-			// namespace; so may one whose role lets it patch pods
-			// (minio's operator labels the leader it elects).
-			operator[p.Application(i)] = true
-		case s.unknown != "":
-			unknown[nsName{p.Application(i), s.ns}] = true
-		case len(s.pods) > 0:
-			makesPods[nsName{p.Application(i), s.ns}] = true
-			ix := templates[s.ns]
-			if ix == nil {
-				ix = newPodIndex()
-				templates[s.ns] = ix
-			}
-			for _, t := range s.pods {
-				ix.add(t, p.Application(i))
-			}
-		}
-	}
-	for i, s := range summaries {
-		app := nsName{p.Application(i), s.ns}
-		if s.svc == nil || managed[nsName{s.ns, s.svc.name}] || p.Unread(p.Application(i)) || !makesPods[app] {
+		if s.svc == nil || ev.managed[nsName{s.ns, s.svc.name}] {
 			continue
 		}
-		if ix := templates[s.ns]; ix != nil {
-			// Custom resources may make pods, or an operator label its
-			// own at run time, but not under a near-miss of the labels
-			// of the templates written (a cert-manager Certificate in a
-			// kubebuilder bundle hides no typo).
-			if ix.carried(s.svc.selector, p.Application(i)) || (operator[p.Application(i)] || unknown[app]) && !ix.misspelt(s.svc.selector) {
-				continue
-			}
-			if f, ok := noPodsFinding(s.ns, s.svc, ix, p.Application(i)); ok {
-				p.Report(f)
-			}
+		app := p.Application(i)
+		if p.Unread(app) {
+			continue
+		}
+		if f, ok := ev.judge(app, s.ns, s.svc, serviceSelects); ok {
+			p.Report(f)
 		}
 	}
 }
@@ -441,7 +391,9 @@ func oneSlip(a, b string) bool {
 
 // noPodsFinding returns the finding for a Service none of the templates
 // of its namespace carries all of whose selector, at the entry to blame.
-func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app string) (analysis.Finding, bool) {
+// own, when not nil, is a template of the selector's application that
+// carries most of it: the selector is judged even in kube-system.
+func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app string, own *pods, kind selectorKind) (analysis.Finding, bool) {
 	if ix.carried(svc.selector, app) {
 		return analysis.Finding{}, false
 	}
@@ -493,7 +445,17 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app string) (
 			has = append(has, k+"="+svc.selector[k])
 		}
 	}
-	if ns == "kube-system" && len(has) == 0 {
+	if len(has) == 0 && own != nil {
+		// Its own template, whose label the selector has under another
+		// key, or a value one slip away, is the one meant.
+		closest = own
+		for _, k := range sortedKeys(svc.selector) {
+			if closest.has(k, svc.selector[k]) {
+				has = append(has, k+"="+svc.selector[k])
+			}
+		}
+	}
+	if ns == "kube-system" && len(has) == 0 && own == nil {
 		// The cluster makes pods in kube-system that no repository holds
 		// (kubeadm's static control-plane pods, kube-proxy, DNS): a
 		// Service there that shares no label with any template selects
@@ -527,6 +489,14 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app string) (
 		k, _, _ := strings.Cut(l, "=")
 		if w, ok := closest.fixed[k]; ok {
 			carries = append(carries, k+"="+w)
+		} else if _, v, _ := strings.Cut(l, "="); closest.carriesValue(v) {
+			// The value under another key: the label was renamed.
+			for _, kk := range sortedKeys(closest.fixed) {
+				if closest.fixed[kk] == v {
+					carries = append(carries, kk+"="+v)
+					break
+				}
+			}
 		}
 	}
 	what := "has none of them"
@@ -542,8 +512,8 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app string) (
 	default:
 		what += " (it carries " + own + " only in its own metadata.labels, which its pods do not get)"
 	}
-	f.Message = fmt.Sprintf("Service %q selects %s, which no pod template in namespace %s carries: %s %s, so the Service has no endpoints; add the label to the pod template, or drop it from the selector",
-		svc.name, labelList(svc.selector), ns, closest.owner, what)
+	f.Message = fmt.Sprintf("%s %q selects %s, which no pod template in namespace %s carries: %s %s, so the %s %s; add the label to the pod template, or drop it from the selector",
+		kind.name, svc.name, labelList(svc.selector), ns, closest.owner, what, kind.name, kind.consequence)
 	return f, true
 }
 
