@@ -34,38 +34,61 @@ controllers add to every pod: ` + "`pod-template-hash`" + ` (Deployment), ` + "`
 (LeaderWorkerSet), ` + "`rollouts-pod-template-hash`" + ` (Rollout), and ` + "`deploymentconfig`" + ` (its name)
 and ` + "`deployment`" + ` (DeploymentConfig).
 
-Not reported: Services of ` + "`type: ExternalName`" + ` or without a selector (see
-service-empty-selector), Services with an Endpoints or EndpointSlice of their own,
-and Services whose own application (its kustomize root, or the directory of plain
-manifests) makes no pods in the Service's namespace, or holds there custom
-resources of kinds shipshape does not know (kinds whose controllers make no pods,
-such as KEDA's ScaledObject, cert-manager's, Prometheus monitors and rules, external
-and sealed secrets, Gateway API, Istio and Traefik routes, Flux sources,
-OpenKruise Rollouts, and OpenShift's routes, image streams, security context
-constraints and builds, do not count) (or, in any namespace, the
-CustomResourceDefinitions of an operator, or a Role or ClusterRole that lets it patch
-pods), which may make pods or label their own at run time (minio's operator labels
-the leader it elects ` + "`operator: leader`" + `), unless a pod template carries the selector but for one entry
-it carries misspelt (` + "`control-plane: controller-manger`" + ` beside
-` + "`control-plane: controller-manager`" + `: no operator makes pods under a near-miss of
-the labels written, and a kubebuilder bundle's cert-manager Certificate hides no typo), or holds a file skipped as a template
-(` + "`replicas: {{replicas}}`" + ` filled in by a script) or a file of a kustomize root that
-did not render (a remote base, a missing file), whose objects are unknown: their
-pods come from elsewhere (a Helm release, an operator, another repository, a
-template). Nor is a Service in ` + "`kube-system`" + ` that
-shares no label with any pod template: the cluster makes pods there that no
-repository holds (kubeadm's static control-plane pods, kube-proxy, DNS), and
-kube-prometheus's ` + "`component: kube-scheduler`" + ` discovery Services select those; one
-that shares a label with a template (` + "`app: metrics-server`" + ` and a stray
-` + "`active: \"yes\"`" + `) is still reported. The pod templates themselves are
-searched across the whole repository, except another application's copy of a
-controller the Service's own application has (Deployment/web of a sibling overlay,
-which is not applied with it). The finding points at a
-selector entry that no template carries and names the template that comes
-closest (lacking the fewest entries, those it carries one typing slip away first), or the controller that carries the selector in its own
-` + "`metadata.labels`" + ` (which its pods do not get) when the Service was written against
-those. A label value a tool fills in before the apply (Flux's postBuild ` + "`${VAR}`" + `,
-envsubst, ` + "`{{ }}`" + `), in a template or in the selector, may be any value.`,
+The pod templates are searched across the whole repository, except another
+application's copy of a controller the Service's own application has
+(Deployment/web of a sibling overlay, which is not applied with it). The finding
+points at a selector entry that no template carries and names the template that
+comes closest (lacking the fewest entries, those it carries one typing slip away
+first), or the controller that carries the selector in its own ` + "`metadata.labels`" + `
+(which its pods do not get) when the Service was written against those. A Service
+whose application makes no pods in its namespace, while the application's pods in
+another namespace carry its whole selector, is reported at its namespace: a Service
+selects pods of its own namespace only.
+
+Precision comes from evidence that pods get labels at run time, not from the
+presence of an operator: a kubebuilder ` + "`config/default`" + ` holds the operator's
+CustomResourceDefinitions beside its manager Deployment, and a stray entry in the
+manager's Service selects nothing there like anywhere else.
+
+Not reported:
+
+- Services of ` + "`type: ExternalName`" + ` or without a selector (see
+  service-empty-selector), and Services with an Endpoints or EndpointSlice of their
+  own: they do not get endpoints from a selector.
+- A Service whose own application (its kustomize root, or the directory of plain
+  manifests) makes no pods in the Service's namespace and none in another namespace
+  that carry its selector: it is put in front of a Helm release, an operator's pods or
+  another repository's workload. A Service without a namespace is applied wherever
+  the apply points, so it is never reported as in the wrong namespace.
+- A Service that a template of its application carries but for some entries (at
+  least half of the entries written), when something may give the pods those labels
+  at run time: a Role in that namespace, or a ClusterRole, of the application that
+  may patch or update pods (minio's operator labels the leader it elects); a custom
+  resource of a kind shipshape does not know in that namespace (its operator may make
+  the pods); or a known operator's run-time label, of this list: minio's
+  ` + "`operator: leader`" + `. CustomResourceDefinitions alone are no such evidence.
+- A Service that shares less than that with every template of its application, when
+  the application defines CustomResourceDefinitions, may patch pods, or holds custom
+  resources of unknown kinds in the namespace (longhorn's manager labels its own pods
+  as the admission webhook's): the operator's pods are not in any file. Unless a
+  template carries the selector but for one entry it carries misspelt
+  (` + "`control-plane: controller-manger`" + `): no operator makes pods under a near-miss of
+  the labels written. Kinds whose controllers make no pods do not count as unknown:
+  KEDA's ScaledObject, cert-manager's, Prometheus monitors and rules, external and
+  sealed secrets, Gateway API, Istio and Traefik routes, Flux sources, OpenKruise
+  Rollouts, and OpenShift's routes, image streams, security context constraints and
+  builds.
+- In ` + "`kube-system`" + `, a Service that shares nothing with the templates of its
+  application (neither an entry, nor a value under another key, nor a key with a
+  value one typing slip away) nor an entry with any template there: the cluster makes
+  pods there that no repository holds (kubeadm's static control-plane pods,
+  kube-proxy, DNS), and kube-prometheus's ` + "`component: kube-scheduler`" + ` discovery
+  Services select those.
+- A Service in an application with a file skipped as a template
+  (` + "`replicas: {{replicas}}`" + ` filled in by a script) or a file of a kustomize root
+  that did not render (a remote base, a missing file): their objects are unknown.
+- A selector value a tool fills in before the apply (Flux's postBuild ` + "`${VAR}`" + `,
+  envsubst, ` + "`{{ }}`" + `), or a template label of that kind: it may be any value.`,
 	Bad: `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -173,7 +196,7 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 				continue // filled in before the apply: any pod may carry it
 			}
 			svc.selector[k.Value] = v.Value
-			svc.entries = append(svc.entries, entryAt{k.Value, k.Line, k.Column})
+			svc.entries = append(svc.entries, entryAt{k.Value, k.Line, k.Column, manifest.Keys("spec", "selector", k.Value).String()})
 		}
 		if len(svc.entries) == 0 {
 			return s, false
@@ -192,18 +215,25 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 		s.endpointsFor = manifest.ScalarValue(manifest.Path(obj.Node, "metadata", "labels", "kubernetes.io/service-name"))
 		return s, s.endpointsFor != ""
 	}
+	return s, summarizeMakers(p, &s)
+}
+
+// summarizeMakers fills in what an object says of the pods of its
+// namespace: those it makes, a role that may relabel them, or a custom
+// resource whose operator may make some.
+func summarizeMakers(p *analysis.Pass, s *servicePodsSummary) bool {
 	if s.pods = podsOf(p); len(s.pods) > 0 {
-		return s, true
+		return true
 	}
-	if scope, ok := podRelabelScope(obj); ok {
+	if scope, ok := podRelabelScope(p.Object); ok {
 		s.relabel = &scope
-		return s, true
+		return true
 	}
-	if mayMakePods(obj) {
-		s.unknown = obj.Kind
-		return s, true
+	if mayMakePods(p.Object) {
+		s.unknown = p.Object.Kind
+		return true
 	}
-	return s, false
+	return false
 }
 
 func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
@@ -481,7 +511,7 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app string, o
 			e = x
 		}
 	}
-	f.Line, f.Column, f.Field = e.line, e.column, manifest.Keys("spec", "selector", e.key).String()
+	f.Line, f.Column, f.Field = e.line, e.column, e.field
 	// What the closest carries under the keys it lacks shows a slip
 	// (control-plane=controller-manager, not controller-manger).
 	carries := slices.Clone(has)
@@ -530,6 +560,7 @@ func labelList(m map[string]string) string {
 type entryAt struct {
 	key          string
 	line, column int
+	field        string // dotted path of the entry in its object
 }
 
 func sortedKeys(m map[string]string) []string {
