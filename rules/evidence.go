@@ -134,3 +134,19 @@ func (t *pods) carriesValue(v string) bool {
 	}
 	return false
 }
+
+// renamedAny reports whether t's pods lack an entry of sel whose value
+// they carry under another key.
+func (t *pods) renamedAny(sel map[string]string) bool {
+	for k, v := range sel {
+		if t.has(k, v) {
+			continue
+		}
+		for _, have := range t.fixed {
+			if have == v {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -111,16 +111,16 @@ func summarizePDBPods(p *analysis.Pass) (servicePodsSummary, bool) {
 	s := servicePodsSummary{ns: obj.EffectiveNamespace()}
 	if obj.Kind == "PodDisruptionBudget" && obj.Group() == "policy" {
 		sel := manifest.Path(obj.Node, "spec", "selector")
-		s.svc = pdbSelector(p, sel)
+		s.svc = equalitySelector(p, sel, "spec.selector")
 		return s, s.svc != nil
 	}
 	return s, summarizeMakers(p, &s)
 }
 
-// pdbSelector reads a budget's selector as equalities, or nil when it is
-// empty, has a problem, or holds an expression other than In with one
-// value.
-func pdbSelector(p *analysis.Pass, n *yaml.Node) *selectingService {
+// equalitySelector reads the label selector n, at the dotted path at of
+// its object, as equalities, or nil when it is empty, has a problem, or
+// holds an expression other than In with one value.
+func equalitySelector(p *analysis.Pass, n *yaml.Node, at string) *selectingService {
 	parsed, problems := selector.FromLabelSelector(n)
 	if parsed == nil || parsed.Empty || len(problems) > 0 {
 		return nil
@@ -140,15 +140,15 @@ func pdbSelector(p *analysis.Pass, n *yaml.Node) *selectingService {
 		pdb.selector[r.Key] = r.Values[0]
 		// Report at a matchLabels key, as for a Service; an expression at
 		// its item.
-		at, field := r.Node, manifest.Keys("spec", "selector").String()+"."+r.Path
+		node, field := r.Node, at+"."+r.Path
 		if strings.HasPrefix(r.Path, "matchLabels.") {
 			if k, _ := manifest.MapEntry(manifest.MapGet(n, "matchLabels"), r.Key); k != nil {
-				at, field = k, manifest.Keys("spec", "selector", "matchLabels", r.Key).String()
+				node, field = k, at+"."+manifest.Keys("matchLabels", r.Key).String()
 			}
 		}
-		pdb.entries = append(pdb.entries, entryAt{r.Key, at.Line, at.Column, field})
+		pdb.entries = append(pdb.entries, entryAt{r.Key, node.Line, node.Column, field})
 		if len(pdb.entries) == 1 {
-			pdb.at = p.Finding(at, "", nil, "")
+			pdb.at = p.Finding(node, "", nil, "")
 		}
 	}
 	if len(pdb.entries) == 0 {

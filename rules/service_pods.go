@@ -432,8 +432,10 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app string, o
 	// template with app=workflow-controller, not for the first of those
 	// that lack as many), then those of the Service's own application
 	// (not a namesake in another directory); only its list is made.
+	// A template that carries a lacking value under another key (the label
+	// was renamed) comes before one that does not.
 	var closest *pods
-	fewest, slip, mine := 0, false, false
+	fewest, slip, renamed, mine := 0, false, false, false
 	for _, c := range ix.all {
 		if ix.copyElsewhere(c, app) {
 			continue
@@ -442,9 +444,9 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app string, o
 		if closest != nil && n > fewest {
 			continue
 		}
-		s, m := c.slipsOnly(svc.selector), ix.app[c] == app
-		if closest == nil || n < fewest || s && !slip || s == slip && m && !mine {
-			closest, fewest, slip, mine = c, n, s, m
+		s, r, m := c.slipsOnly(svc.selector), c.renamedAny(svc.selector), ix.app[c] == app
+		if closest == nil || n < fewest || s && !slip || s == slip && (r && !renamed || r == renamed && m && !mine) {
+			closest, fewest, slip, renamed, mine = c, n, s, r, m
 		}
 	}
 	// A controller that carries the selector in its own metadata.labels,
@@ -519,13 +521,14 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app string, o
 		k, _, _ := strings.Cut(l, "=")
 		if w, ok := closest.fixed[k]; ok {
 			carries = append(carries, k+"="+w)
-		} else if _, v, _ := strings.Cut(l, "="); closest.carriesValue(v) {
-			// The value under another key: the label was renamed.
-			for _, kk := range sortedKeys(closest.fixed) {
-				if closest.fixed[kk] == v {
-					carries = append(carries, kk+"="+v)
-					break
-				}
+			continue
+		}
+		// The value under another key: the label was renamed.
+		_, v, _ := strings.Cut(l, "=")
+		for _, kk := range sortedKeys(closest.fixed) {
+			if closest.fixed[kk] == v {
+				carries = append(carries, kk+"="+v)
+				break
 			}
 		}
 	}
