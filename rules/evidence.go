@@ -98,12 +98,13 @@ func labelledAtRunTime(lacks []string) bool {
 // entries of sel, one at least: the selector was written for those pods,
 // and what they lack is a mistake unless something labels them at run
 // time. Entries a kustomization added (commonLabels, on every object of
-// the root) say nothing of which pods were meant. In kube-system, where
-// the cluster makes pods no repository holds, an entry counts as carried
+// the root) say nothing of which pods were meant. With loose (in
+// kube-system, where the cluster makes pods no repository holds, and for
+// the selectors judged only on such evidence) an entry counts as carried
 // also when t carries its value under another key (a component renamed
 // the pod label: k8s-app=metrics-server, app.kubernetes.io/name=metrics-server)
 // or its key with a value one typing slip away.
-func (t *pods) sharesMost(sel map[string]string, written []entryAt, kubeSystem bool) bool {
+func (t *pods) sharesMost(sel map[string]string, written []entryAt, loose bool) bool {
 	carried, total := 0, 0
 	for _, e := range written {
 		v, ok := sel[e.key]
@@ -114,7 +115,7 @@ func (t *pods) sharesMost(sel map[string]string, written []entryAt, kubeSystem b
 		switch {
 		case t.has(e.key, v):
 			carried++
-		case kubeSystem && (t.nearly(e.key, v) || t.carriesValue(v)):
+		case loose && (t.nearly(e.key, v) || t.carriesValue(v)):
 			carried++
 		}
 	}

@@ -42,12 +42,11 @@ Not reported:
   operator's run-time label (minio's ` + "`operator: leader`" + `); CustomResourceDefinitions
   alone are no such evidence;
 - a selector that shares less than half of its entries with every template of its
-  application, when the application defines CRDs, may patch pods or holds unknown
-  custom resources there (an operator's own pods), unless a template carries it but
-  for one entry misspelt;
-- in ` + "`kube-system`" + `, a selector that shares nothing with the templates of its
-  application (neither an entry, nor a value under another key, nor a key with a
-  value one typing slip away): the cluster makes pods there that no repository holds;
+  application (a value carried under another key counts: a renamed label), unless a
+  template carries it but for one entry misspelt: nothing says it was meant for the
+  pods the repository shows (a peer is often another install's pods: a Helm
+  release's Prometheus, an operator's); this holds in ` + "`kube-system`" + ` too, where
+  the cluster makes pods no repository holds;
 - a policy in a file of a kustomize root that did not render, or beside a file
   skipped as a template: what they make is unknown.`,
 	Bad: `apiVersion: apps/v1
@@ -118,8 +117,8 @@ type policySelector struct {
 }
 
 var (
-	policyApplies = selectorKind{"NetworkPolicy", "applies to no pod"}
-	policyAdmits  = selectorKind{"NetworkPolicy", "admits no pod through this peer"}
+	policyApplies = selectorKind{name: "NetworkPolicy", consequence: "applies to no pod", needsIntent: true}
+	policyAdmits  = selectorKind{name: "NetworkPolicy", consequence: "admits no pod through this peer", needsIntent: true}
 )
 
 func summarizeNetworkPolicyPods(p *analysis.Pass) (networkPolicyPodsSummary, bool) {

@@ -41,13 +41,12 @@ Not reported:
   resource of a kind shipshape does not know in that namespace (its operator may
   make the pods), or a known operator's run-time label (minio's ` + "`operator: leader`" + `);
   CustomResourceDefinitions alone are no such evidence;
-- a budget that shares less than half of its selector with every template of its
-  application, when the application defines CRDs, may patch pods or holds unknown
-  custom resources there (an operator's own pods, such as a Prometheus resource's),
-  unless a template carries it but for one entry misspelt;
-- in ` + "`kube-system`" + `, a budget that shares nothing with the templates of its
-  application (neither an entry, nor a value under another key, nor a key with a
-  value one typing slip away): the cluster makes pods there that no repository holds;
+- a budget that shares less than half of its entries with every template of its
+  application (a value carried under another key counts: a renamed label), unless a
+  template carries it but for one entry misspelt: nothing says it was meant for the
+  pods the repository shows (budgets for a Helm release's pods, or an operator's,
+  beside the application's own); this holds in ` + "`kube-system`" + ` too, where the
+  cluster makes pods no repository holds;
 - a budget in a file of a kustomize root that did not render, or beside a file
   skipped as a template: what they make is unknown.`,
 	Bad: `apiVersion: apps/v1
@@ -57,10 +56,10 @@ metadata:
 spec:
   replicas: 3
   selector:
-    matchLabels: {app.kubernetes.io/name: web}
+    matchLabels: {app.kubernetes.io/name: storefront}
   template:
     metadata:
-      labels: {app.kubernetes.io/name: web}
+      labels: {app.kubernetes.io/name: storefront}
     spec:
       containers:
         - name: web
@@ -74,7 +73,7 @@ spec:
   minAvailable: 2
   selector:
     matchLabels:
-      app: web
+      app: storefront
 `,
 	Good: `apiVersion: apps/v1
 kind: Deployment
@@ -83,10 +82,10 @@ metadata:
 spec:
   replicas: 3
   selector:
-    matchLabels: {app.kubernetes.io/name: web}
+    matchLabels: {app.kubernetes.io/name: storefront}
   template:
     metadata:
-      labels: {app.kubernetes.io/name: web}
+      labels: {app.kubernetes.io/name: storefront}
     spec:
       containers:
         - name: web
@@ -100,7 +99,7 @@ spec:
   minAvailable: 2
   selector:
     matchLabels:
-      app.kubernetes.io/name: web
+      app.kubernetes.io/name: storefront
 `,
 	Cross: analysis.Summaries(summarizePDBPods, finishPDBPods),
 	Scope: analysis.Repository,

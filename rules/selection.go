@@ -83,7 +83,13 @@ func (ev *selectionEvidence) judge(app, ns string, sel *selectingService, kind s
 	if ix.carried(sel.selector, app) {
 		return analysis.Finding{}, false
 	}
-	own := ix.sharingMost(sel, app, ns == "kube-system")
+	own := ix.sharingMost(sel, app, ns == "kube-system" || kind.needsIntent)
+	if own == nil && kind.needsIntent && !ix.misspelt(sel.selector) {
+		// Nothing says the selector was meant for the pods the repository
+		// shows (a policy's peer, a budget or monitor for a Helm release's
+		// pods beside the application's own).
+		return analysis.Finding{}, false
+	}
 	if own != nil {
 		// A template of the application carries most of the selector:
 		// what it lacks is a mistake unless something labels its pods
@@ -106,10 +112,10 @@ func (ev *selectionEvidence) judge(app, ns string, sel *selectingService, kind s
 
 // sharingMost returns the template of app in this namespace that carries
 // most of sel's written entries (see sharesMost), or nil.
-func (ix *podIndex) sharingMost(sel *selectingService, app string, kubeSystem bool) *pods {
+func (ix *podIndex) sharingMost(sel *selectingService, app string, loose bool) *pods {
 	var best *pods
 	for _, t := range ix.all {
-		if ix.app[t] != app || !t.sharesMost(sel.selector, sel.entries, kubeSystem) {
+		if ix.app[t] != app || !t.sharesMost(sel.selector, sel.entries, loose) {
 			continue
 		}
 		if best == nil || t.lacking(sel.selector) < best.lacking(sel.selector) {
@@ -147,8 +153,8 @@ func (ev *selectionEvidence) wrongNamespace(app, ns string, sel *selectingServic
 		return analysis.Finding{}, false
 	}
 	f := sel.nsAt
-	f.Message = fmt.Sprintf("%s %q in namespace %s selects %s, which no pod template in namespace %s carries; %s of its application carries it in namespace %s, and a %s selects pods of its own namespace only, so it %s; move it to namespace %s, or the workload to %s",
-		kind.name, sel.name, ns, labelList(sel.selector), ns, first.owner, strings.Join(where, ", "), kind.name, kind.consequence, where[0], ns)
+	f.Message = fmt.Sprintf("%s %q in namespace %s selects %s, which no %s in namespace %s carries; %s of its application carries it in namespace %s, and a %s selects in its own namespace only, so it %s; move it to namespace %s, or %s to %s",
+		kind.name, sel.name, ns, labelList(sel.selector), kind.carrier(), ns, first.owner, strings.Join(where, ", "), kind.name, kind.consequence, where[0], first.owner, ns)
 	return f, true
 }
 
@@ -156,11 +162,27 @@ func (ev *selectionEvidence) wrongNamespace(app, ns string, sel *selectingServic
 type selectorKind struct {
 	name        string // Service
 	consequence string // has no endpoints
+	// selects is what the selector matches the labels of, when not the
+	// pods of templates: "Service" (a ServiceMonitor).
+	selects string
+	// needsIntent: judged only when a template (or Service) of the
+	// application carries most of the selector, a value under another key
+	// counting (a renamed label), or carries it but for one entry
+	// misspelt. Such selectors often select what other installs make.
+	needsIntent bool
+}
+
+// carrier names what carries the labels a selector matches.
+func (k selectorKind) carrier() string {
+	if k.selects != "" {
+		return k.selects
+	}
+	return "pod template"
 }
 
 var (
-	serviceSelects = selectorKind{"Service", "has no endpoints"}
-	pdbSelects     = selectorKind{"PodDisruptionBudget", "guards no pod against eviction"}
+	serviceSelects = selectorKind{name: "Service", consequence: "has no endpoints"}
+	pdbSelects     = selectorKind{name: "PodDisruptionBudget", consequence: "guards no pod against eviction", needsIntent: true}
 )
 
 // namespaceFinding returns where to report that obj is in the wrong

@@ -545,8 +545,8 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app string, o
 	default:
 		what += " (it carries " + own + " only in its own metadata.labels, which its pods do not get)"
 	}
-	f.Message = fmt.Sprintf("%s %q selects %s, which no pod template in namespace %s carries: %s %s, so the %s %s; add the label to the pod template, or drop it from the selector",
-		kind.name, svc.name, labelList(svc.selector), ns, closest.owner, what, kind.name, kind.consequence)
+	f.Message = fmt.Sprintf("%s %q selects %s, which no %s in namespace %s carries: %s %s, so the %s %s; add the label to the %s, or drop it from the selector",
+		kind.name, svc.name, labelList(svc.selector), kind.carrier(), ns, closest.owner, what, kind.name, kind.consequence, kind.carrier())
 	return f, true
 }
 
