@@ -46,6 +46,9 @@ type Problem struct {
 	// Hint says what kustomize's Message likely means for this root, or
 	// "": kept apart, as Message is kustomize's own words.
 	Hint string
+	// Also are the root's other remote entries, each reported where it
+	// is written, so that none stays hidden behind the first.
+	Also []*Problem
 }
 
 func (p *Problem) Error() string {
