@@ -18,6 +18,21 @@ func nodeAgent(spec string) string {
 		"    spec:\n      containers:\n        - name: agent\n          image: example/agent:1.0\n"
 }
 
+// deleteSpecEntry is the fix that deletes key, an entry of spec: in a
+// patch whose spec holds nothing else, spec itself, which would be left
+// as "spec: {}" (a patch of metadata alone is still one kustomize
+// applies); elsewhere the entry.
+func deleteSpecEntry(p *analysis.Pass, spec, key *yaml.Node) *analysis.Fix {
+	if p.Object.Partial && spec != nil && spec.Kind == yaml.MappingNode && len(spec.Content) == 2 {
+		if k, _ := manifest.MapEntry(p.Object.Node, "spec"); k != nil {
+			if fix := p.Delete(k); fix != nil {
+				return fix
+			}
+		}
+	}
+	return p.Delete(key)
+}
+
 func isDaemonSet(obj *manifest.Object) bool {
 	return obj.Kind == "DaemonSet" && (obj.Group() == "apps" || obj.Group() == "extensions")
 }
@@ -30,18 +45,28 @@ var daemonSetReplicas = Register(&analysis.Rule{
 The field is usually left over from a Deployment turned into a DaemonSet.
 kubectl's strict field validation rejects the manifest (unknown field
 "spec.replicas"), and with validation off the value is silently dropped, so the
-number in git never means anything. The fix removes the entry, with its comments.`,
+number in git never means anything. The fix removes the entry, with its comments.
+
+A kustomize patch whose own kind is DaemonSet is judged as written where its
+root does not render (a remote base): whatever it is merged into is a DaemonSet.
+Where the patch's ` + "`spec`" + ` holds nothing else, the fix removes ` + "`spec`" + ` too
+rather than leave ` + "`spec: {}`" + `.`,
 	Bad: nodeAgent(`  replicas: 3
 `),
 	Good:    nodeAgent(""),
 	Fixable: true,
+	// A patch whose own kind is DaemonSet is judged too: where its root
+	// renders, the rendered DaemonSet is (patches are only read as
+	// sources there); where it does not (a remote base), the patch is all
+	// there is to judge, and the field is wrong whatever it patches.
+	ValueLevel: true,
 	Check: func(p *analysis.Pass) {
 		if !isDaemonSet(p.Object) {
 			return
 		}
 		spec := manifest.MapGet(p.Object.Node, "spec")
 		if k, _ := manifest.MapEntry(spec, "replicas"); k != nil {
-			p.Report(k, "spec.replicas", p.Delete(k),
+			p.Report(k, "spec.replicas", deleteSpecEntry(p, spec, k),
 				"DaemonSet has no spec.replicas (it runs one pod per eligible node); kubectl rejects the field: remove it")
 		}
 	},
@@ -60,7 +85,11 @@ Deployments have are easily left behind. kubectl rejects them as unknown fields:
   for a maxSurge the DaemonSet cannot take (see daemonset-max-surge), which the
   fix removes; ` + "`type: Recreate`" + ` has no DaemonSet equivalent and is left for you
   to decide.
-- ` + "`spec.progressDeadlineSeconds`" + ` and ` + "`spec.paused`" + `: DaemonSets have neither. The fix removes them.`,
+- ` + "`spec.progressDeadlineSeconds`" + ` and ` + "`spec.paused`" + `: DaemonSets have neither. The fix removes them
+  (and, in a kustomize patch whose ` + "`spec`" + ` holds nothing else, ` + "`spec`" + ` with it).
+
+A kustomize patch whose own kind is DaemonSet is judged as written where its root
+does not render (a remote base).`,
 	Bad: nodeAgent(`  progressDeadlineSeconds: 600
   strategy:
     type: RollingUpdate
@@ -73,6 +102,8 @@ Deployments have are easily left behind. kubectl rejects them as unknown fields:
       maxUnavailable: 1
 `),
 	Fixable: true,
+	// A patch whose own kind is DaemonSet too: see daemonset-replicas.
+	ValueLevel: true,
 	Check: func(p *analysis.Pass) {
 		if !isDaemonSet(p.Object) {
 			return
@@ -80,7 +111,7 @@ Deployments have are easily left behind. kubectl rejects them as unknown fields:
 		spec := manifest.MapGet(p.Object.Node, "spec")
 		for _, name := range []string{"progressDeadlineSeconds", "paused"} {
 			if k, _ := manifest.MapEntry(spec, name); k != nil {
-				p.Report(k, "spec."+name, p.Delete(k),
+				p.Report(k, "spec."+name, deleteSpecEntry(p, spec, k),
 					"DaemonSet has no spec.%s (a Deployment-only field); kubectl rejects it: remove it", name)
 			}
 		}
