@@ -18,21 +18,6 @@ func nodeAgent(spec string) string {
 		"    spec:\n      containers:\n        - name: agent\n          image: example/agent:1.0\n"
 }
 
-// deleteSpecEntry is the fix that deletes key, an entry of spec: in a
-// patch whose spec holds nothing else, spec itself, which would be left
-// as "spec: {}" (a patch of metadata alone is still one kustomize
-// applies); elsewhere the entry.
-func deleteSpecEntry(p *analysis.Pass, spec, key *yaml.Node) *analysis.Fix {
-	if p.Object.Partial && spec != nil && spec.Kind == yaml.MappingNode && len(spec.Content) == 2 {
-		if k, _ := manifest.MapEntry(p.Object.Node, "spec"); k != nil {
-			if fix := p.Delete(k); fix != nil {
-				return fix
-			}
-		}
-	}
-	return p.Delete(key)
-}
-
 func isDaemonSet(obj *manifest.Object) bool {
 	return obj.Kind == "DaemonSet" && (obj.Group() == "apps" || obj.Group() == "extensions")
 }
@@ -66,7 +51,7 @@ rather than leave ` + "`spec: {}`" + `.`,
 		}
 		spec := manifest.MapGet(p.Object.Node, "spec")
 		if k, _ := manifest.MapEntry(spec, "replicas"); k != nil {
-			p.Report(k, "spec.replicas", deleteSpecEntry(p, spec, k),
+			p.Report(k, "spec.replicas", p.Delete(k),
 				"DaemonSet has no spec.replicas (it runs one pod per eligible node); kubectl rejects the field: remove it")
 		}
 	},
@@ -111,7 +96,7 @@ does not render (a remote base).`,
 		spec := manifest.MapGet(p.Object.Node, "spec")
 		for _, name := range []string{"progressDeadlineSeconds", "paused"} {
 			if k, _ := manifest.MapEntry(spec, name); k != nil {
-				p.Report(k, "spec."+name, deleteSpecEntry(p, spec, k),
+				p.Report(k, "spec."+name, p.Delete(k),
 					"DaemonSet has no spec.%s (a Deployment-only field); kubectl rejects it: remove it", name)
 			}
 		}
