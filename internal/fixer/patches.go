@@ -36,15 +36,24 @@ func collapseEmptied(root *yaml.Node, edits []transformers.Edit) []transformers.
 // value of one of its entries, with that entry's key; nils when value is
 // a list item or not under root.
 func entryHolding(root, value *yaml.Node) (parent, key *yaml.Node) {
-	if root == nil || root.Kind != yaml.MappingNode {
+	if root == nil {
 		return nil, nil
 	}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i+1] == value {
-			return root, root.Content[i]
+	switch root.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(root.Content); i += 2 {
+			if root.Content[i+1] == value {
+				return root, root.Content[i]
+			}
+			if p, k := entryHolding(root.Content[i+1], value); p != nil {
+				return p, k
+			}
 		}
-		if p, k := entryHolding(root.Content[i+1], value); p != nil {
-			return p, k
+	case yaml.SequenceNode:
+		for _, item := range root.Content {
+			if p, k := entryHolding(item, value); p != nil {
+				return p, k
+			}
 		}
 	}
 	return nil, nil
