@@ -30,11 +30,21 @@ var daemonSetReplicas = Register(&analysis.Rule{
 The field is usually left over from a Deployment turned into a DaemonSet.
 kubectl's strict field validation rejects the manifest (unknown field
 "spec.replicas"), and with validation off the value is silently dropped, so the
-number in git never means anything. The fix removes the entry, with its comments.`,
+number in git never means anything. The fix removes the entry, with its comments.
+
+A kustomize patch whose own kind is DaemonSet is judged as written where its
+root does not render (a remote base): whatever it is merged into is a DaemonSet.
+Where the patch's ` + "`spec`" + ` holds nothing else, the fix removes ` + "`spec`" + ` too
+rather than leave ` + "`spec: {}`" + `.`,
 	Bad: nodeAgent(`  replicas: 3
 `),
 	Good:    nodeAgent(""),
 	Fixable: true,
+	// A patch whose own kind is DaemonSet is judged too: where its root
+	// renders, the rendered DaemonSet is (patches are only read as
+	// sources there); where it does not (a remote base), the patch is all
+	// there is to judge, and the field is wrong whatever it patches.
+	ValueLevel: true,
 	Check: func(p *analysis.Pass) {
 		if !isDaemonSet(p.Object) {
 			return
@@ -60,7 +70,11 @@ Deployments have are easily left behind. kubectl rejects them as unknown fields:
   for a maxSurge the DaemonSet cannot take (see daemonset-max-surge), which the
   fix removes; ` + "`type: Recreate`" + ` has no DaemonSet equivalent and is left for you
   to decide.
-- ` + "`spec.progressDeadlineSeconds`" + ` and ` + "`spec.paused`" + `: DaemonSets have neither. The fix removes them.`,
+- ` + "`spec.progressDeadlineSeconds`" + ` and ` + "`spec.paused`" + `: DaemonSets have neither. The fix removes them
+  (and, in a kustomize patch whose ` + "`spec`" + ` holds nothing else, ` + "`spec`" + ` with it).
+
+A kustomize patch whose own kind is DaemonSet is judged as written where its root
+does not render (a remote base).`,
 	Bad: nodeAgent(`  progressDeadlineSeconds: 600
   strategy:
     type: RollingUpdate
@@ -73,6 +87,8 @@ Deployments have are easily left behind. kubectl rejects them as unknown fields:
       maxUnavailable: 1
 `),
 	Fixable: true,
+	// A patch whose own kind is DaemonSet too: see daemonset-replicas.
+	ValueLevel: true,
 	Check: func(p *analysis.Pass) {
 		if !isDaemonSet(p.Object) {
 			return

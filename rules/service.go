@@ -41,6 +41,12 @@ spec:
 
 type nsName struct{ ns, name string }
 
+// appNS is a namespace of one application.
+type appNS struct {
+	app analysis.AppID
+	ns  string
+}
+
 // emptySelectorSummary is a Service without a selector (finding set), or
 // the name of the Service an Endpoints or EndpointSlice serves (managed).
 type emptySelectorSummary struct {

@@ -34,38 +34,61 @@ controllers add to every pod: ` + "`pod-template-hash`" + ` (Deployment), ` + "`
 (LeaderWorkerSet), ` + "`rollouts-pod-template-hash`" + ` (Rollout), and ` + "`deploymentconfig`" + ` (its name)
 and ` + "`deployment`" + ` (DeploymentConfig).
 
-Not reported: Services of ` + "`type: ExternalName`" + ` or without a selector (see
-service-empty-selector), Services with an Endpoints or EndpointSlice of their own,
-and Services whose own application (its kustomize root, or the directory of plain
-manifests) makes no pods in the Service's namespace, or holds there custom
-resources of kinds shipshape does not know (kinds whose controllers make no pods,
-such as KEDA's ScaledObject, cert-manager's, Prometheus monitors and rules, external
-and sealed secrets, Gateway API, Istio and Traefik routes, Flux sources,
-OpenKruise Rollouts, and OpenShift's routes, image streams, security context
-constraints and builds, do not count) (or, in any namespace, the
-CustomResourceDefinitions of an operator, or a Role or ClusterRole that lets it patch
-pods), which may make pods or label their own at run time (minio's operator labels
-the leader it elects ` + "`operator: leader`" + `), unless a pod template carries the selector but for one entry
-it carries misspelt (` + "`control-plane: controller-manger`" + ` beside
-` + "`control-plane: controller-manager`" + `: no operator makes pods under a near-miss of
-the labels written, and a kubebuilder bundle's cert-manager Certificate hides no typo), or holds a file skipped as a template
-(` + "`replicas: {{replicas}}`" + ` filled in by a script) or a file of a kustomize root that
-did not render (a remote base, a missing file), whose objects are unknown: their
-pods come from elsewhere (a Helm release, an operator, another repository, a
-template). Nor is a Service in ` + "`kube-system`" + ` that
-shares no label with any pod template: the cluster makes pods there that no
-repository holds (kubeadm's static control-plane pods, kube-proxy, DNS), and
-kube-prometheus's ` + "`component: kube-scheduler`" + ` discovery Services select those; one
-that shares a label with a template (` + "`app: metrics-server`" + ` and a stray
-` + "`active: \"yes\"`" + `) is still reported. The pod templates themselves are
-searched across the whole repository, except another application's copy of a
-controller the Service's own application has (Deployment/web of a sibling overlay,
-which is not applied with it). The finding points at a
-selector entry that no template carries and names the template that comes
-closest (lacking the fewest entries, those it carries one typing slip away first), or the controller that carries the selector in its own
-` + "`metadata.labels`" + ` (which its pods do not get) when the Service was written against
-those. A label value a tool fills in before the apply (Flux's postBuild ` + "`${VAR}`" + `,
-envsubst, ` + "`{{ }}`" + `), in a template or in the selector, may be any value.`,
+The pod templates are searched across the whole repository, except another
+application's copy of a controller the Service's own application has
+(Deployment/web of a sibling overlay, which is not applied with it). The finding
+points at a selector entry that no template carries and names the template that
+comes closest (lacking the fewest entries, those it carries one typing slip away
+first), or the controller that carries the selector in its own ` + "`metadata.labels`" + `
+(which its pods do not get) when the Service was written against those. A Service
+whose application makes no pods in its namespace, while the application's pods in
+another namespace carry its whole selector, is reported at its namespace: a Service
+selects pods of its own namespace only.
+
+Precision comes from evidence that pods get labels at run time, not from the
+presence of an operator: a kubebuilder ` + "`config/default`" + ` holds the operator's
+CustomResourceDefinitions beside its manager Deployment, and a stray entry in the
+manager's Service selects nothing there like anywhere else.
+
+Not reported:
+
+- Services of ` + "`type: ExternalName`" + ` or without a selector (see
+  service-empty-selector), and Services with an Endpoints or EndpointSlice of their
+  own: they do not get endpoints from a selector.
+- A Service whose own application (its kustomize root, or the directory of plain
+  manifests) makes no pods in the Service's namespace and none in another namespace
+  that carry its selector: it is put in front of a Helm release, an operator's pods or
+  another repository's workload. A Service without a namespace is applied wherever
+  the apply points, so it is never reported as in the wrong namespace.
+- A Service that a template of its application carries but for some entries (at
+  least half of the entries written), when something may give the pods those labels
+  at run time: a Role in that namespace, or a ClusterRole, of the application that
+  may patch or update pods (minio's operator labels the leader it elects); a custom
+  resource of a kind shipshape does not know in that namespace (its operator may make
+  the pods); or a known operator's run-time label, of this list: minio's
+  ` + "`operator: leader`" + `. CustomResourceDefinitions alone are no such evidence.
+- A Service that shares less than that with every template of its application, when
+  the application defines CustomResourceDefinitions, may patch pods, or holds custom
+  resources of unknown kinds in the namespace (longhorn's manager labels its own pods
+  as the admission webhook's): the operator's pods are not in any file. Unless a
+  template carries the selector but for one entry it carries misspelt
+  (` + "`control-plane: controller-manger`" + `): no operator makes pods under a near-miss of
+  the labels written. Kinds whose controllers make no pods do not count as unknown:
+  KEDA's ScaledObject, cert-manager's, Prometheus monitors and rules, external and
+  sealed secrets, Gateway API, Istio and Traefik routes, Flux sources, OpenKruise
+  Rollouts, and OpenShift's routes, image streams, security context constraints and
+  builds.
+- In ` + "`kube-system`" + `, a Service that shares nothing with the templates of its
+  application (neither an entry, nor a value under another key, nor a key with a
+  value one typing slip away) nor an entry with any template there: the cluster makes
+  pods there that no repository holds (kubeadm's static control-plane pods,
+  kube-proxy, DNS), and kube-prometheus's ` + "`component: kube-scheduler`" + ` discovery
+  Services select those.
+- A Service in an application with a file skipped as a template
+  (` + "`replicas: {{replicas}}`" + ` filled in by a script) or a file of a kustomize root
+  that did not render (a remote base, a missing file): their objects are unknown.
+- A selector value a tool fills in before the apply (Flux's postBuild ` + "`${VAR}`" + `,
+  envsubst, ` + "`{{ }}`" + `), or a template label of that kind: it may be any value.`,
 	Bad: `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -136,9 +159,9 @@ type servicePodsSummary struct {
 	endpointsFor string
 	// A custom resource of a kind shipshape does not know.
 	unknown string
-	// A Role or ClusterRole that lets its subjects patch pods: an
+	// Where a Role or ClusterRole lets its subjects patch pods: an
 	// operator that labels its own pods at run time (minio's leader).
-	relabels bool
+	relabel *relabelScope
 }
 
 // selectingService is a Service with a selector.
@@ -147,6 +170,10 @@ type selectingService struct {
 	selector map[string]string
 	at       analysis.Finding // at the selector's first entry
 	entries  []entryAt        // where each key of the selector is written
+	// explicitNS: the namespace is written (or set by a kustomization),
+	// not left to the apply's default.
+	explicitNS bool
+	nsAt       analysis.Finding // at metadata.namespace, else the selector
 }
 
 func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
@@ -159,7 +186,7 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 		if manifest.ScalarValue(manifest.MapGet(spec, "type")) == "ExternalName" || sel == nil || sel.Kind != yaml.MappingNode {
 			return s, false
 		}
-		svc := &selectingService{name: obj.Name, selector: map[string]string{}}
+		svc := &selectingService{name: obj.Name, selector: map[string]string{}, explicitNS: obj.Namespace != ""}
 		for i := 0; i+1 < len(sel.Content); i += 2 {
 			k, v := sel.Content[i], sel.Content[i+1]
 			if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode {
@@ -169,12 +196,13 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 				continue // filled in before the apply: any pod may carry it
 			}
 			svc.selector[k.Value] = v.Value
-			svc.entries = append(svc.entries, entryAt{k.Value, k.Line, k.Column})
+			svc.entries = append(svc.entries, entryAt{k.Value, k.Line, k.Column, manifest.Keys("spec", "selector", k.Value).String()})
 		}
 		if len(svc.entries) == 0 {
 			return s, false
 		}
 		svc.at = p.Finding(sel.Content[0], "", nil, "")
+		svc.nsAt = namespaceFinding(p, svc.at)
 		for k, v := range obj.SelectorLabels {
 			svc.selector[k] = v
 		}
@@ -187,38 +215,23 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 		s.endpointsFor = manifest.ScalarValue(manifest.Path(obj.Node, "metadata", "labels", "kubernetes.io/service-name"))
 		return s, s.endpointsFor != ""
 	}
-	if s.pods = podsOf(p); len(s.pods) > 0 {
-		return s, true
-	}
-	if s.relabels = editsPods(obj); s.relabels {
-		return s, true
-	}
-	if mayMakePods(obj) {
-		s.unknown = obj.Kind
-		return s, true
-	}
-	return s, false
+	return s, summarizeMakers(p, &s)
 }
 
-// editsPods reports whether obj is a Role or ClusterRole that grants
-// patch or update on pods.
-func editsPods(obj *manifest.Object) bool {
-	if (obj.Kind != "Role" && obj.Kind != "ClusterRole") || obj.Group() != "rbac.authorization.k8s.io" {
-		return false
+// summarizeMakers fills in what an object says of the pods of its
+// namespace: those it makes, a role that may relabel them, or a custom
+// resource whose operator may make some.
+func summarizeMakers(p *analysis.Pass, s *servicePodsSummary) bool {
+	if s.pods = podsOf(p); len(s.pods) > 0 {
+		return true
 	}
-	has := func(n *yaml.Node, want ...string) bool {
-		for _, it := range items(n) {
-			if slices.Contains(want, manifest.ScalarValue(it)) {
-				return true
-			}
-		}
-		return false
+	if scope, ok := podRelabelScope(p.Object); ok {
+		s.relabel = &scope
+		return true
 	}
-	for _, rule := range items(manifest.MapGet(obj.Node, "rules")) {
-		if has(manifest.MapGet(rule, "apiGroups"), "", "*") && has(manifest.MapGet(rule, "resources"), "pods", "*") &&
-			has(manifest.MapGet(rule, "verbs"), "patch", "update", "*") {
-			return true
-		}
+	if mayMakePods(p.Object) {
+		s.unknown = p.Object.Kind
+		return true
 	}
 	return false
 }
@@ -227,231 +240,32 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 	// Pod templates and endpoints count from anywhere in the repository.
 	// Whether the Service is judged at all is its own application's call:
 	// one that makes no pods in the Service's namespace (a Service put in
-	// front of a Helm release or another repository's workload) or holds
-	// an operator's custom resource there gets its pods from elsewhere.
-	type nsName struct{ ns, name string }
-	type appNS struct {
-		app analysis.AppID
-		ns  string
-	}
-	managed := map[nsName]bool{}
-	unknown := map[appNS]bool{}
-	makesPods := map[appNS]bool{}
-	operator := map[analysis.AppID]bool{} // applications that define CRDs
-	templates := map[string]*podIndex{}
+	// front of a Helm release or another repository's workload) gets its
+	// pods from elsewhere, unless its own pods in another namespace carry
+	// the selector (the namespace is the mistake).
+	ev := gatherSelectionEvidence(p, len(summaries), func(i int) selectionPart {
+		s := summaries[i]
+		return selectionPart{ns: s.ns, pods: s.pods, endpointsFor: s.endpointsFor, unknown: s.unknown, relabel: s.relabel}
+	})
 	for i, s := range summaries {
-		switch {
-		case s.endpointsFor != "":
-			managed[nsName{s.ns, s.endpointsFor}] = true
-		case s.unknown == "CustomResourceDefinition" || s.relabels:
-			// An application that defines custom resources installs
-			// their operator, which may make pods, or label its own at
-			// run time (longhorn-manager labels its pods as the
-			// admission webhook's and the recovery backend's), in any
-			// namespace; so may one whose role lets it patch pods
-			// (minio's operator labels the leader it elects).
-			operator[p.Application(i)] = true
-		case s.unknown != "":
-			unknown[appNS{p.Application(i), s.ns}] = true
-		case len(s.pods) > 0:
-			makesPods[appNS{p.Application(i), s.ns}] = true
-			ix := templates[s.ns]
-			if ix == nil {
-				ix = newPodIndex()
-				templates[s.ns] = ix
-			}
-			for _, t := range s.pods {
-				ix.add(t, p.Application(i))
-			}
-		}
-	}
-	for i, s := range summaries {
-		app := appNS{p.Application(i), s.ns}
-		if s.svc == nil || managed[nsName{s.ns, s.svc.name}] || p.Unread(p.Application(i)) || !makesPods[app] {
+		if s.svc == nil || ev.managed[nsName{s.ns, s.svc.name}] {
 			continue
 		}
-		if ix := templates[s.ns]; ix != nil {
-			// Custom resources may make pods, or an operator label its
-			// own at run time, but not under a near-miss of the labels
-			// of the templates written (a cert-manager Certificate in a
-			// kubebuilder bundle hides no typo).
-			if ix.carried(s.svc.selector, p.Application(i)) || (operator[p.Application(i)] || unknown[app]) && !ix.misspelt(s.svc.selector) {
-				continue
-			}
-			if f, ok := noPodsFinding(s.ns, s.svc, ix, p.Application(i)); ok {
-				p.Report(f)
-			}
-		}
-	}
-}
-
-// podIndex is the pod templates of one namespace, found by label: a
-// Service is tried against the few templates that have one of its
-// entries, not against every template of the namespace in the
-// repository (thousands, in a large one).
-type podIndex struct {
-	all     []*pods
-	app     map[*pods]analysis.AppID // the application of each
-	owners  map[appOwner]bool        // the owners (Deployment/web) of each application
-	byLabel map[[2]string][]*pods    // fixed labels: key, value
-	byKey   map[string][]*pods       // labels with a value per pod, or one of a set
-}
-
-func newPodIndex() *podIndex {
-	return &podIndex{app: map[*pods]analysis.AppID{}, owners: map[appOwner]bool{}, byLabel: map[[2]string][]*pods{}, byKey: map[string][]*pods{}}
-}
-
-// appOwner is a controller (Deployment/web) of an application.
-type appOwner struct {
-	app   analysis.AppID
-	owner string
-}
-
-func (ix *podIndex) add(p *pods, app analysis.AppID) {
-	ix.all = append(ix.all, p)
-	ix.app[p] = app
-	ix.owners[appOwner{app, p.owner}] = true
-	for k, v := range p.fixed {
-		if placeholder(v) {
-			ix.byKey[k] = append(ix.byKey[k], p) // any value, see has
-		} else {
-			ix.byLabel[[2]string{k, v}] = append(ix.byLabel[[2]string{k, v}], p)
-		}
-	}
-	for k := range p.varying {
-		ix.byKey[k] = append(ix.byKey[k], p)
-	}
-	for k := range p.oneOf {
-		ix.byKey[k] = append(ix.byKey[k], p)
-	}
-}
-
-// anyHas reports whether some template carries k=v.
-func (ix *podIndex) anyHas(k, v string) bool {
-	if len(ix.byLabel[[2]string{k, v}]) > 0 {
-		return true
-	}
-	for _, t := range ix.byKey[k] {
-		if t.has(k, v) {
-			return true
-		}
-	}
-	return false
-}
-
-// carried reports whether some template carries every entry of sel. A
-// template that carries k=v has it fixed, or has k with a value per pod:
-// those of the entry with the fewest such templates are tried.
-func (ix *podIndex) carried(sel map[string]string, app analysis.AppID) bool {
-	var fixed, other []*pods
-	first := true
-	for k, v := range sel {
-		f, o := ix.byLabel[[2]string{k, v}], ix.byKey[k]
-		if first || len(f)+len(o) < len(fixed)+len(other) {
-			fixed, other, first = f, o, false
-		}
-	}
-	for _, list := range [][]*pods{fixed, other} {
-		for _, t := range list {
-			if t.carries(sel) && !ix.copyElsewhere(t, app) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// copyElsewhere reports whether t is another application's copy of a
-// controller app has too (Deployment/web of overlays/dev, for a Service
-// of overlays/ha): app is applied with its own copy, which may carry
-// other labels.
-func (ix *podIndex) copyElsewhere(t *pods, app analysis.AppID) bool {
-	return ix.app[t] != app && ix.owners[appOwner{app, t.owner}]
-}
-
-// misspelt reports whether a template carries all of sel but one entry,
-// which it carries with a key or a value one typing slip away
-// (control-plane=controller-manger): a Service an operator's bundle
-// misspelt selects none of the operator's own pods, whatever pods the
-// operator makes at run time carry (they do not carry near-misses of its
-// labels).
-func (ix *podIndex) misspelt(sel map[string]string) bool {
-	// Of two entries or more, such a template carries one: it is among
-	// those that carry some entry.
-	candidates := ix.all
-	if len(sel) > 1 {
-		candidates = nil
-		for k, v := range sel {
-			candidates = append(candidates, ix.byLabel[[2]string{k, v}]...)
-		}
-	}
-	for _, t := range candidates {
-		if t.lacking(sel) == 1 && t.slipsOnly(sel) {
-			return true
-		}
-	}
-	return false
-}
-
-// slipsOnly reports whether p's pods carry every entry of sel, or one a
-// typing slip away (see nearly), and lack one at least.
-func (p *pods) slipsOnly(sel map[string]string) bool {
-	slipped := false
-	for k, v := range sel {
-		if p.has(k, v) {
+		app := p.Application(i)
+		if p.Unread(app) {
 			continue
 		}
-		if !p.nearly(k, v) {
-			return false
-		}
-		slipped = true
-	}
-	return slipped
-}
-
-// nearly reports whether p's pods carry k with a value one slip from v,
-// or v under a key one slip from k; words shorter than four letters are
-// too short to tell a slip from another word.
-func (p *pods) nearly(k, v string) bool {
-	if have, ok := p.fixed[k]; ok && len(v) >= 4 && oneSlip(have, v) {
-		return true
-	}
-	if len(k) < 4 {
-		return false
-	}
-	for have, hv := range p.fixed {
-		if hv == v && oneSlip(have, k) {
-			return true
+		if f, ok := ev.judge(app, s.ns, s.svc, serviceSelects); ok {
+			p.Report(f)
 		}
 	}
-	return false
-}
-
-// oneSlip reports whether a and b differ by one inserted, deleted or
-// replaced byte, or two adjacent bytes swapped.
-func oneSlip(a, b string) bool {
-	if a == b {
-		return false
-	}
-	if len(a) > len(b) {
-		a, b = b, a
-	}
-	i := 0
-	for i < len(a) && a[i] == b[i] {
-		i++
-	}
-	switch len(b) - len(a) {
-	case 0:
-		return a[i+1:] == b[i+1:] || i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
-	case 1:
-		return a[i:] == b[i+1:]
-	}
-	return false
 }
 
 // noPodsFinding returns the finding for a Service none of the templates
 // of its namespace carries all of whose selector, at the entry to blame.
-func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.AppID) (analysis.Finding, bool) {
+// own, when not nil, is a template of the selector's application that
+// carries most of it: the selector is judged even in kube-system.
+func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.AppID, own *pods, kind selectorKind) (analysis.Finding, bool) {
 	if ix.carried(svc.selector, app) {
 		return analysis.Finding{}, false
 	}
@@ -460,8 +274,10 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 	// template with app=workflow-controller, not for the first of those
 	// that lack as many), then those of the Service's own application
 	// (not a namesake in another directory); only its list is made.
+	// A template that carries a lacking value under another key (the label
+	// was renamed) comes before one that does not.
 	var closest *pods
-	fewest, slip, mine := 0, false, false
+	fewest, slip, renamed, mine := 0, false, false, false
 	for _, c := range ix.all {
 		if ix.copyElsewhere(c, app) {
 			continue
@@ -470,9 +286,9 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 		if closest != nil && n > fewest {
 			continue
 		}
-		s, m := c.slipsOnly(svc.selector), ix.app[c] == app
-		if closest == nil || n < fewest || s && !slip || s == slip && m && !mine {
-			closest, fewest, slip, mine = c, n, s, m
+		s, r, m := c.slipsOnly(svc.selector), c.renamedAny(svc.selector), ix.app[c] == app
+		if closest == nil || n < fewest || s && !slip || s == slip && (r && !renamed || r == renamed && m && !mine) {
+			closest, fewest, slip, renamed, mine = c, n, s, r, m
 		}
 	}
 	// A controller that carries the selector in its own metadata.labels,
@@ -503,7 +319,17 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 			has = append(has, k+"="+svc.selector[k])
 		}
 	}
-	if ns == "kube-system" && len(has) == 0 {
+	if len(has) == 0 && own != nil {
+		// Its own template, whose label the selector has under another
+		// key, or a value one slip away, is the one meant.
+		closest = own
+		for _, k := range sortedKeys(svc.selector) {
+			if closest.has(k, svc.selector[k]) {
+				has = append(has, k+"="+svc.selector[k])
+			}
+		}
+	}
+	if ns == "kube-system" && len(has) == 0 && own == nil {
 		// The cluster makes pods in kube-system that no repository holds
 		// (kubeadm's static control-plane pods, kube-proxy, DNS): a
 		// Service there that shares no label with any template selects
@@ -529,7 +355,7 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 			e = x
 		}
 	}
-	f.Line, f.Column, f.Field = e.line, e.column, manifest.Keys("spec", "selector", e.key).String()
+	f.Line, f.Column, f.Field = e.line, e.column, e.field
 	// What the closest carries under the keys it lacks shows a slip
 	// (control-plane=controller-manager, not controller-manger).
 	carries := slices.Clone(has)
@@ -537,6 +363,15 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 		k, _, _ := strings.Cut(l, "=")
 		if w, ok := closest.fixed[k]; ok {
 			carries = append(carries, k+"="+w)
+			continue
+		}
+		// The value under another key: the label was renamed.
+		_, v, _ := strings.Cut(l, "=")
+		for _, kk := range sortedKeys(closest.fixed) {
+			if closest.fixed[kk] == v {
+				carries = append(carries, kk+"="+v)
+				break
+			}
 		}
 	}
 	what := "has none of them"
@@ -552,8 +387,8 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 	default:
 		what += " (it carries " + own + " only in its own metadata.labels, which its pods do not get)"
 	}
-	f.Message = fmt.Sprintf("Service %q selects %s, which no pod template in namespace %s carries: %s %s, so the Service has no endpoints; add the label to the pod template, or drop it from the selector",
-		svc.name, labelList(svc.selector), ns, closest.owner, what)
+	f.Message = fmt.Sprintf("%s %q selects %s, which no %s in namespace %s carries: %s %s, so the %s %s; add the label to the %s, or drop it from the selector",
+		kind.name, svc.name, labelList(svc.selector), kind.carrier(), ns, closest.owner, what, kind.name, kind.consequence, kind.carrier())
 	return f, true
 }
 
@@ -570,6 +405,7 @@ func labelList(m map[string]string) string {
 type entryAt struct {
 	key          string
 	line, column int
+	field        string // dotted path of the entry in its object
 }
 
 func sortedKeys(m map[string]string) []string {

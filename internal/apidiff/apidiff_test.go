@@ -76,10 +76,6 @@ var knownDisagreements = map[string]string{
 		"mapping or sequence (labels: *labels): it reports the number 1 once, at the anchored mapping " +
 		"(matchLabels: &labels {tier: 1}), not again for each place the alias copies it to, and not at all " +
 		"when the anchor is in no string position",
-	"replicas.yaml spec.replicas": "a DaemonSet that cannot be complete (a container without an image) is " +
-		"taken for a kustomize patch whose kustomization is not in view, and only value-level rules judge " +
-		"patches (rules/testdata/daemonset-replicas/replicas.yaml, its last document); in a kustomize " +
-		"tree shipshape renders the root and judges the merged object instead",
 }
 
 // known reports whether a disagreement is a known one, and logs it.

@@ -15,6 +15,9 @@ import (
 // stops it (or its kustomization): once, naming every root it stops. Its
 // files are judged as plain files.
 func (e *Engine) reportProblem(t *renderState, files map[string]*FileResult, r *render.Result) {
+	for _, also := range r.Problem.Also {
+		e.reportProblem(t, files, &render.Result{Root: r.Root, Problem: also})
+	}
 	fr := t.fileFor(files, r.Problem.File)
 	if fr == nil {
 		return // read as context for a file named alone: reported when it is

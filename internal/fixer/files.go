@@ -246,6 +246,9 @@ func fixFile(file *manifest.File, fixes []analysis.Finding) *Outcome {
 		if err == nil {
 			edits, err = resolveEdits(target, fd)
 		}
+		if obj := objects[[2]int{fd.Doc, fd.Item}]; err == nil && obj != nil && obj.Partial {
+			edits = collapseEmptied(target, edits)
+		}
 		if err != nil {
 			o.skipped = append(o.skipped, skip{fd, err})
 			continue

@@ -38,14 +38,14 @@ func TestFilesFixesWhatAFixUncovers(t *testing.T) {
 			}
 		}
 		slices.Sort(applied)
-		if want := []string{"kustomization.yaml ambiguous-scalar", "patch.yaml daemonset-replicas"}; !slices.Equal(applied, want) {
+		if want := []string{"kustomization.yaml ambiguous-scalar", "patch.yaml daemonset-max-surge"}; !slices.Equal(applied, want) {
 			t.Errorf("dry %v: applied %q, want %q", dry, applied, want)
 		}
 		for _, fd := range res.Findings {
 			t.Errorf("dry %v: left %s:%d: %s %s", dry, fd.File, fd.Line, fd.Rule, fd.Message)
 		}
 		patch := outs["patch.yaml"]
-		if patch == nil || strings.Contains(string(patch.Out), "replicas") || string(patch.Orig) != orig["prod/patch.yaml"] {
+		if patch == nil || strings.Contains(string(patch.Out), "maxSurge") || string(patch.Orig) != orig["prod/patch.yaml"] {
 			t.Fatalf("dry %v: patch.yaml outcome %+v", dry, patch)
 		}
 		after := readAll(t, dir)

@@ -46,6 +46,7 @@ var functionAnnotations = []string{"config.kubernetes.io/function", "config.k8s.
 // output, which shipshape cannot make.
 func Refuse(g *Graph, root *Kustomization) *Problem {
 	if p := refuseIn(root, map[*Kustomization]bool{}); p != nil {
+		p.Also = otherRemotes(root, p)
 		return p
 	}
 	if p := templateRoot(root); p != nil {
@@ -208,7 +209,7 @@ func refuseIn(k *Kustomization, seen map[*Kustomization]bool) *Problem {
 		return &Problem{File: k.File, Line: n.Line, Column: n.Column, Refused: true, Entry: n.Value, Message: fmt.Sprintf(format, args...)}
 	}
 	remote := func(r *Ref) *Problem {
-		return at(r.Node, "not rendered: %s entry %q is remote; shipshape never reaches the network or runs git (vendor it, or lint the repository it comes from)", r.Field, r.Value)
+		return at(r.Node, remoteFormat, r.Field, r.Value)
 	}
 	for _, r := range k.Refs {
 		if r.Outside {
@@ -436,5 +437,25 @@ func basesOf(parents, rendered []*Kustomization) []*Kustomization {
 			}
 		}
 	}
+	return out
+}
+
+const remoteFormat = "not rendered: %s entry %q is remote; shipshape never reaches the network or runs git (vendor it, or lint the repository it comes from)"
+
+// otherRemotes lists, as problems of their own, the remote entries the
+// root reaches besides the one p reports: each stays hidden otherwise (a
+// second remote base, leaderworkerset's beside argo's), and vendoring the
+// first only brings the next one to light.
+func otherRemotes(root *Kustomization, p *Problem) []*Problem {
+	var out []*Problem
+	walkGraph(root, func(k *Kustomization) {
+		for _, r := range k.Refs {
+			if !r.Remote || r.Node == nil || k.File == p.File && r.Node.Line == p.Line && r.Node.Column == p.Column {
+				continue
+			}
+			out = append(out, &Problem{File: k.File, Line: r.Node.Line, Column: r.Node.Column, Refused: true, Entry: r.Value,
+				Message: fmt.Sprintf(remoteFormat, r.Field, r.Value)})
+		}
+	})
 	return out
 }

@@ -47,6 +47,9 @@ type Problem struct {
 	// Cause is Message in one line that leads with the cause (causeOf),
 	// for a failure of kustomize's; "" when Message says it plainly.
 	Cause string
+	// Also are the root's other remote entries, each reported where it
+	// is written, so that none stays hidden behind the first.
+	Also []*Problem
 }
 
 func (p *Problem) Error() string {

@@ -1,0 +1,301 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+)
+
+var backendNoService = Register(&analysis.Rule{
+	ID:       "backend-no-service",
+	Severity: analysis.Warning,
+	Summary:  "An Ingress or Gateway API route sends traffic to a Service, or a Service port, that does not exist",
+	Doc: `An Ingress backend (` + "`service.name`" + ` and ` + "`service.port`" + `, or ` + "`serviceName`" + ` and
+` + "`servicePort`" + ` in the beta APIs) and a Gateway API HTTPRoute or GRPCRoute
+` + "`backendRef`" + ` name a Service, and a port of it, in the route's namespace (or the
+` + "`backendRef`" + `'s). When there is no such Service, or it has no such port, the
+controller answers 503 (ingress-nginx's default backend, a Gateway's
+` + "`ResolvedRefs: False`" + `): the path is published and serves nothing. The usual
+cause is a Service renamed, or a port renamed or renumbered, without the route.
+
+The Services are those of the rendered objects of the whole repository in the
+backend's namespace. The finding points at the backend's name (a missing Service,
+naming the Service of the application it was meant for) or port (a missing port,
+naming the ports the Service has).
+
+Not reported:
+
+- a backend naming a Service that is in none of the repository's files, unless the
+  route's application has, in that namespace, a Service it was evidently meant for:
+  one typing slip away, or the name behind a dash-joined prefix (a kustomize
+  ` + "`namePrefix`" + `, which kustomize does not carry to a Gateway API ` + "`backendRef`" + `:
+  kubernetes-sigs/kustomize#5208 was closed unmerged). A Service of another install
+  (a Helm release, the cluster's dashboard, an operator's ` + "`prometheus-operated`" + `)
+  may have any name;
+- the port of a Service of ` + "`type: ExternalName`" + `, of a Service whose ports are
+  filled in by a tool, or of a Service one of whose copies (another application's)
+  has the port: the route's application may be applied with either;
+- a backend without a port (a route that names none gets the Service's only port,
+  or is refused by the API server);
+- a backend that is not a Service (an Ingress ` + "`resource`" + ` backend, a ` + "`backendRef`" + `
+  of another group or kind);
+- a route in an application with a file skipped as a template or a kustomize root
+  that did not render: its objects are unknown;
+- a name or port a tool fills in before the apply (` + "`${VAR}`" + `, ` + "`{{ }}`" + `).`,
+	Bad: `apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  selector: {app: web}
+  ports:
+    - name: http
+      port: 80
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: web
+spec:
+  rules:
+    - host: web.example.com
+      http:
+        paths:
+          - path: /
+            pathType: Prefix
+            backend:
+              service:
+                name: web
+                port:
+                  number: 8080
+`,
+	Good: `apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  selector: {app: web}
+  ports:
+    - name: http
+      port: 80
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: web
+spec:
+  rules:
+    - host: web.example.com
+      http:
+        paths:
+          - path: /
+            pathType: Prefix
+            backend:
+              service:
+                name: web
+                port:
+                  number: 80
+`,
+	Cross: analysis.Summaries(summarizeBackends, finishBackends),
+	Scope: analysis.Repository,
+})
+
+// backendSummary is a route's backends or a Service's ports.
+type backendSummary struct {
+	ns       string
+	backends []backendRef
+	svc      *serviceReferent
+}
+
+// serviceReferent is what a backend may name of a Service.
+type serviceReferent struct {
+	name         string
+	externalName bool
+	ports        []string // numbers and names, as written
+	unreadable   bool     // a port that is not a plain scalar
+}
+
+// backendRef is one backend of a route.
+type backendRef struct {
+	ns, name, port string
+	route          string // Ingress/web
+	nameAt, portAt analysis.Finding
+	portAbsent     bool
+}
+
+func summarizeBackends(p *analysis.Pass) (backendSummary, bool) {
+	obj := p.Object
+	s := backendSummary{ns: obj.EffectiveNamespace()}
+	switch {
+	case obj.Kind == "Service" && obj.APIVersion == "v1":
+		spec := manifest.MapGet(obj.Node, "spec")
+		r := &serviceReferent{name: obj.Name, externalName: manifest.ScalarValue(manifest.MapGet(spec, "type")) == "ExternalName"}
+		for _, port := range items(manifest.MapGet(spec, "ports")) {
+			for _, k := range []string{"port", "name"} {
+				if n := manifest.MapGet(port, k); n != nil {
+					r.unreadable = r.unreadable || n.Kind != yaml.ScalarNode || placeholder(n.Value)
+					r.ports = append(r.ports, n.Value)
+				}
+			}
+		}
+		s.svc = r
+		return s, true
+	case obj.Kind == "Ingress" && (obj.Group() == "networking.k8s.io" || obj.Group() == "extensions"):
+		s.backends = ingressBackends(p)
+		return s, len(s.backends) > 0
+	case (obj.Kind == "HTTPRoute" || obj.Kind == "GRPCRoute") && obj.Group() == "gateway.networking.k8s.io":
+		s.backends = routeBackends(p)
+		return s, len(s.backends) > 0
+	}
+	return s, false
+}
+
+// ingressBackends reads the Service backends of an Ingress, of the v1 API
+// (service.name, service.port.number|name) or the beta ones (serviceName,
+// servicePort).
+func ingressBackends(p *analysis.Pass) []backendRef {
+	obj := p.Object
+	spec := manifest.MapGet(obj.Node, "spec")
+	var out []backendRef
+	add := func(b *yaml.Node) {
+		var name, port *yaml.Node
+		if svc := manifest.MapGet(b, "service"); svc != nil {
+			name = manifest.MapGet(svc, "name")
+			pm := manifest.MapGet(svc, "port")
+			if port = manifest.MapGet(pm, "number"); port == nil {
+				port = manifest.MapGet(pm, "name")
+			}
+		} else {
+			name, port = manifest.MapGet(b, "serviceName"), manifest.MapGet(b, "servicePort")
+		}
+		if ref, ok := newBackendRef(p, obj.EffectiveNamespace(), name, port); ok {
+			out = append(out, ref)
+		}
+	}
+	for _, k := range []string{"defaultBackend", "backend"} {
+		if b := manifest.MapGet(spec, k); b != nil {
+			add(b)
+		}
+	}
+	for _, rule := range items(manifest.MapGet(spec, "rules")) {
+		for _, path := range items(manifest.Path(rule, "http", "paths")) {
+			add(manifest.MapGet(path, "backend"))
+		}
+	}
+	return out
+}
+
+// routeBackends reads the Service backendRefs of an HTTPRoute or GRPCRoute.
+func routeBackends(p *analysis.Pass) []backendRef {
+	obj := p.Object
+	var out []backendRef
+	for _, rule := range items(manifest.Path(obj.Node, "spec", "rules")) {
+		for _, ref := range items(manifest.MapGet(rule, "backendRefs")) {
+			group, kind := manifest.MapGet(ref, "group"), manifest.MapGet(ref, "kind")
+			if group != nil && group.Value != "" || kind != nil && kind.Value != "Service" {
+				continue // not a Service
+			}
+			ns := obj.EffectiveNamespace()
+			if n := manifest.ScalarValue(manifest.MapGet(ref, "namespace")); n != "" {
+				ns = n
+			}
+			if b, ok := newBackendRef(p, ns, manifest.MapGet(ref, "name"), manifest.MapGet(ref, "port")); ok {
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
+
+func newBackendRef(p *analysis.Pass, ns string, name, port *yaml.Node) (backendRef, bool) {
+	if name == nil || name.Kind != yaml.ScalarNode || name.Value == "" || placeholder(name.Value) {
+		return backendRef{}, false
+	}
+	path, _, _ := manifest.PathTo(p.Object.Node, name)
+	b := backendRef{ns: ns, name: name.Value, route: p.Object.Kind + "/" + p.Object.Name, nameAt: p.Finding(name, path.String(), nil, "")}
+	if port == nil || port.Kind != yaml.ScalarNode || placeholder(port.Value) {
+		b.portAbsent = true
+		return b, true
+	}
+	pp, _, _ := manifest.PathTo(p.Object.Node, port)
+	b.port, b.portAt = port.Value, p.Finding(port, pp.String(), nil, "")
+	return b, true
+}
+
+func finishBackends(p *analysis.CrossPass, summaries []backendSummary) {
+	services := map[nsName][]*serviceReferent{} // namespace, name
+	own := map[appNS][]string{}                 // the Services of an application in a namespace
+	for i, s := range summaries {
+		if s.svc != nil {
+			app := p.Application(i)
+			services[nsName{s.ns, s.svc.name}] = append(services[nsName{s.ns, s.svc.name}], s.svc)
+			own[appNS{app, s.ns}] = append(own[appNS{app, s.ns}], s.svc.name)
+		}
+	}
+	for i, s := range summaries {
+		app := p.Application(i)
+		if len(s.backends) == 0 || p.Unread(app) {
+			continue
+		}
+		for _, b := range s.backends {
+			if f, ok := judgeBackend(b, services[nsName{b.ns, b.name}], own[appNS{app, b.ns}]); ok {
+				p.Report(f)
+			}
+		}
+	}
+}
+
+// judgeBackend returns the finding for b, given the Services of its name
+// in its namespace and those of the route's application there (own).
+func judgeBackend(b backendRef, svcs []*serviceReferent, own []string) (analysis.Finding, bool) {
+	if len(svcs) == 0 {
+		// A Service of another install (a Helm release, the cluster's
+		// dashboard) may have any name: only one the application evidently
+		// meant is a mistake.
+		meant := meantService(b.name, own)
+		if meant == "" {
+			return analysis.Finding{}, false
+		}
+		f := b.nameAt
+		f.Message = fmt.Sprintf("%s sends traffic to Service %q, which is not in namespace %s, so the route serves nothing (503); its application has Service %q there", b.route, b.name, b.ns, meant)
+		return f, true
+	}
+	if b.portAbsent {
+		return analysis.Finding{}, false
+	}
+	var ports []string
+	for _, svc := range svcs {
+		if svc.externalName || svc.unreadable || slices.Contains(svc.ports, b.port) {
+			return analysis.Finding{}, false
+		}
+		ports = append(ports, svc.ports...)
+	}
+	slices.Sort(ports)
+	ports = slices.Compact(ports)
+	f := b.portAt
+	have := "no ports"
+	if len(ports) > 0 {
+		have = "only " + strings.Join(ports, ", ")
+	}
+	f.Message = fmt.Sprintf("%s sends traffic to port %s of Service %q in namespace %s, which has %s, so the route serves nothing (503)", b.route, b.port, b.name, b.ns, have)
+	return f, true
+}
+
+// meantService returns the Service of own that name was evidently meant
+// for: one typing slip away, or name behind a prefix joined by a dash (a
+// kustomize namePrefix, which kustomize does not
+// carry to a Gateway API backendRef: kubernetes-sigs/kustomize#5208 was
+// closed unmerged), or "".
+func meantService(name string, own []string) string {
+	for _, svc := range own {
+		if len(name) >= 4 && oneSlip(svc, name) || strings.HasSuffix(svc, "-"+name) {
+			return svc
+		}
+	}
+	return ""
+}
