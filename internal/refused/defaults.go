@@ -33,7 +33,9 @@ func defaultPodTemplate(tmpl any) {
 	setDefault(spec, "Always", "restartPolicy")
 	setDefault(spec, "default-scheduler", "schedulerName")
 	setDefaultValue(spec, num("30"), "terminationGracePeriodSeconds")
-	setDefaultValue(spec, scalar{Kind: yaml11.Bool, Text: "true"}, "enableServiceLinks")
+	// enableServiceLinks is not here: SetDefaults_Pod sets it on pods, not
+	// on templates, so written out in a template it is a change (the API
+	// server refuses it in a Job's: testdata/transition/job-enableservicelinks).
 	for _, list := range []string{"containers", "initContainers"} {
 		cs, _ := get(spec, list).([]any)
 		for _, c := range cs {
