@@ -76,16 +76,19 @@ func Walk(paths []string, errs *[]WalkError) iter.Seq[Input] {
 				add(Input{Path: Stdin, Explicit: true})
 				continue
 			}
+			// Asked before the stat, which would follow a link out: a
+			// directory named is in the scope (scope.Of), a file only
+			// when its target is.
+			if abs, err := filepath.Abs(p); err == nil && !sc.Contains(abs) {
+				*errs = append(*errs, WalkError{p, errOutside})
+				continue
+			}
 			st, err := os.Stat(p)
 			if err != nil {
 				*errs = append(*errs, WalkError{p, err})
 				continue
 			}
 			if !st.IsDir() {
-				if abs, err := filepath.Abs(p); err == nil && !sc.Contains(abs) {
-					*errs = append(*errs, WalkError{p, errOutside})
-					continue
-				}
 				if st.Mode().IsRegular() {
 					add(Input{Path: p, Explicit: true})
 				} else {
