@@ -61,6 +61,10 @@ type Rule struct {
 	// how far it looks.
 	Cross Cross
 	Scope Scope
+
+	// Change makes a change rule (see ChangePass): it runs once per
+	// application the change touches, under `lint --base` only.
+	Change func(p *ChangePass)
 }
 
 // Scope is how far a cross-resource rule looks: inside one application
