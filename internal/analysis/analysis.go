@@ -157,8 +157,17 @@ func Sort(fs []Finding) {
 	})
 }
 
-// Key identifies a finding independently of its position, which fixes
-// shift: verifying a fix compares findings by Key.
-func (f Finding) Key() string {
-	return fmt.Sprintf("%s\x00%d\x00%d\x00%s\x00%s\x00%s", f.Rule, f.Doc, f.Item, f.Resource, f.Field, f.Message)
+// FindingKey identifies a finding independently of its position, which
+// fixes shift: verifying a fix compares findings by key.
+type FindingKey struct {
+	Rule      string
+	Doc, Item int
+	Resource  manifest.Resource
+	Field     string
+	Message   string
+}
+
+// Key is f's FindingKey.
+func (f Finding) Key() FindingKey {
+	return FindingKey{Rule: f.Rule, Doc: f.Doc, Item: f.Item, Resource: f.Resource, Field: f.Field, Message: f.Message}
 }

@@ -483,7 +483,7 @@ func checkFixes(t tester, eng *engine.Engine, res *engine.Result, paths []string
 			continue
 		}
 		fixed[o.Path] = o.Out
-		applied := map[string]int{}
+		applied := map[analysis.FindingKey]int{}
 		for _, fd := range o.Applied {
 			applied[fd.Key()]++
 		}

@@ -51,7 +51,7 @@ const bom = "\xef\xbb\xbf"
 // it with the others fixed; otherwise as found before, the applied ones
 // removed.
 func Files(eng *engine.Engine, res *engine.Result, opt Options) []*Outcome {
-	tried := map[string]bool{}
+	tried := map[triedKey]bool{}
 	outs, after := fixPass(eng, res, nil, tried)
 	if len(outs) == 0 {
 		return nil
@@ -187,6 +187,12 @@ func matchFound(before, after []analysis.Finding) (still, added []analysis.Findi
 	return still, added
 }
 
+// triedKey is a finding whose fix a pass tried, in its file.
+type triedKey struct {
+	file    string
+	finding analysis.FindingKey
+}
+
 // maxPasses bounds the passes Files makes.
 const maxPasses = 5
 
@@ -195,11 +201,11 @@ const maxPasses = 5
 // read them, and verifies the result with the files in base (the passes
 // before) read from there. It returns the outcomes and the verifying lint;
 // after is res when there was nothing to fix.
-func fixPass(eng *engine.Engine, res *engine.Result, base map[string][]byte, tried map[string]bool) (outs []*Outcome, after *engine.Result) {
+func fixPass(eng *engine.Engine, res *engine.Result, base map[string][]byte, tried map[triedKey]bool) (outs []*Outcome, after *engine.Result) {
 	for _, fr := range res.Files {
 		var fixes []analysis.Finding
 		for _, fd := range Fixable(fr.Findings) {
-			if k := fr.Input.Path + "\x00" + fd.Key(); !tried[k] {
+			if k := (triedKey{fr.Input.Path, fd.Key()}); !tried[k] {
 				tried[k] = true
 				fixes = append(fixes, fd)
 			}
@@ -230,7 +236,7 @@ func fixFile(file *manifest.File, fixes []analysis.Finding) *Outcome {
 		objects[[2]int{obj.Doc, obj.Item}] = obj
 	}
 	var opLists []*yaml.Node // the file's documents, read when a fix lands in one that is no object
-	resolved := map[string][]transformers.Edit{}
+	resolved := map[analysis.FindingKey][]transformers.Edit{}
 	var ready []analysis.Finding
 	for _, fd := range fixes {
 		target, err := targetOf(objects[[2]int{fd.Doc, fd.Item}], fd, func(doc int) *yaml.Node {
@@ -408,7 +414,7 @@ func markSkipped(fs []analysis.Finding, skipped []skip) []analysis.Finding {
 	if len(skipped) == 0 {
 		return fs
 	}
-	why := map[string]error{}
+	why := map[analysis.FindingKey]error{}
 	for _, s := range skipped {
 		why[s.finding.Key()] = s.err
 	}

@@ -71,11 +71,11 @@ func notFixed(fd analysis.Finding, err error) analysis.Finding {
 // before the fixes and renders after, so what it gets now was hidden
 // before, not made by the fixes.
 func verify(before, applied, after []analysis.Finding, uncovered bool) error {
-	expect := map[string]int{}
+	expect := map[analysis.FindingKey]int{}
 	for _, fd := range before {
 		expect[fd.Key()]++
 	}
-	fixed := map[string]bool{}
+	fixed := map[analysis.FindingKey]bool{}
 	for _, fd := range applied {
 		expect[fd.Key()]--
 		fixed[fd.Key()] = true
@@ -93,11 +93,11 @@ func verify(before, applied, after []analysis.Finding, uncovered bool) error {
 // remaining is before without the applied findings, the skipped ones in
 // their place with the reason.
 func remaining(before, applied []analysis.Finding, skipped []skip) []analysis.Finding {
-	gone := map[string]int{}
+	gone := map[analysis.FindingKey]int{}
 	for _, fd := range applied {
 		gone[fd.Key()]++
 	}
-	why := map[string]error{}
+	why := map[analysis.FindingKey]error{}
 	for _, s := range skipped {
 		why[s.finding.Key()] = s.err
 	}

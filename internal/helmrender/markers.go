@@ -68,7 +68,7 @@ func markStrings(_ []string, v interface{}) bool {
 }
 
 // markPrinted marks the strings among the leaves seen printed.
-func markPrinted(seen map[string]bool) markFilter {
+func markPrinted(seen map[valuesPath]bool) markFilter {
 	return func(path []string, v interface{}) bool {
 		return seen[valuesPathKey(path)] && markScalars(path, v)
 	}
@@ -79,7 +79,7 @@ func traceValues(l *chartLayout, root *chart.Chart, top chartutil.Values, objs [
 	for i := range pending {
 		pending[i] = true
 	}
-	seen := map[string]bool{}
+	seen := map[valuesPath]bool{}
 	for _, filter := range []markFilter{markScalars, markStrings, nil} {
 		if filter == nil {
 			if len(seen) == 0 {
@@ -105,7 +105,7 @@ func traceValues(l *chartLayout, root *chart.Chart, top chartutil.Values, objs [
 // whose marked document has the real one's shape, clearing their pending
 // flag. It returns the leaves whose markers appear in the documents still
 // pending, and whether the marked rendering worked at all.
-func tracePass(l *chartLayout, root *chart.Chart, top chartutil.Values, objs []Object, pending []bool, filter markFilter, ix *originIndex) (map[string]bool, bool) {
+func tracePass(l *chartLayout, root *chart.Chart, top chartutil.Values, objs []Object, pending []bool, filter markFilter, ix *originIndex) (map[valuesPath]bool, bool) {
 	values, _ := top["Values"].(chartutil.Values)
 	var leaves []valuesLeaf
 	marked := markValues(map[string]interface{}(values), nil, filter, &leaves)
@@ -125,11 +125,11 @@ func tracePass(l *chartLayout, root *chart.Chart, top chartutil.Values, objs []O
 	if err != nil {
 		return nil, false
 	}
-	byDoc := map[string]Object{}
+	byDoc := map[templateDoc]Object{}
 	for _, o := range markedObjs {
 		byDoc[docKey(o)] = o
 	}
-	printed := map[string]bool{}
+	printed := map[valuesPath]bool{}
 	for i := range objs {
 		if !pending[i] {
 			continue
@@ -157,7 +157,14 @@ func tracePass(l *chartLayout, root *chart.Chart, top chartutil.Values, objs []O
 	return printed, true
 }
 
-func docKey(o Object) string { return o.Template + "\x00" + strconv.Itoa(o.Index) }
+// templateDoc is one document of a rendered template: what pairs the
+// marked render's objects with the plain render's.
+type templateDoc struct {
+	template string
+	index    int
+}
+
+func docKey(o Object) templateDoc { return templateDoc{o.Template, o.Index} }
 
 // markValues copies the values with each leaf the filter takes replaced by
 // its marker, recording the leaves in marker order.

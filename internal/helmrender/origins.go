@@ -3,9 +3,9 @@
 package helmrender
 
 import (
+	"fmt"
 	"reflect"
 	"strconv"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 	"helm.sh/helm/v3/pkg/chart"
@@ -16,7 +16,7 @@ import (
 // values.yaml (under the subchart's key), then each user source in order.
 // It gives positions only; the values themselves are always Helm's.
 type originIndex struct {
-	nodes map[string]valuesNode
+	nodes map[valuesPath]valuesNode
 	// decoded caches each scalar node's value as Helm reads it.
 	decoded map[*yaml.Node]interface{}
 }
@@ -26,12 +26,16 @@ type valuesNode struct {
 	node *yaml.Node
 }
 
-// valuesPathKey joins a values path; sequence indices are "[i]" segments, so
-// they never equal a mapping key that happens to be a number.
-func valuesPathKey(p []string) string { return strings.Join(p, "\x00") }
+// valuesPath is a values path as a map key: its segments quoted and
+// joined, so no key can be read as two (sequence indices are "[i]"
+// segments, so they never equal a mapping key that happens to be a
+// number).
+type valuesPath string
+
+func valuesPathKey(p []string) valuesPath { return valuesPath(fmt.Sprintf("%q", p)) }
 
 func newOriginIndex(l *chartLayout, root *chart.Chart, user []ValuesSource) *originIndex {
-	ix := &originIndex{nodes: map[string]valuesNode{}, decoded: map[*yaml.Node]interface{}{}}
+	ix := &originIndex{nodes: map[valuesPath]valuesNode{}, decoded: map[*yaml.Node]interface{}{}}
 	ix.addChart(l, root, nil)
 	for _, src := range user {
 		ix.add(Position{File: src.File}, src.Node, nil)
