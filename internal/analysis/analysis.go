@@ -124,6 +124,9 @@ type Finding struct {
 	// kustomization file of the object's root (see manifest.Object.Root).
 	// Placing it (engine.place) names the source file and clears it.
 	Rendered bool
+	// Unrendered is set on a finding that reports an application (a
+	// kustomize root, a Helm release) whose objects no rule judged.
+	Unrendered Unrendered
 }
 
 // Fixable reports whether the finding carries a safe fix.

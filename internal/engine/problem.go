@@ -75,5 +75,6 @@ func (e *Engine) reportProblem(t *renderState, files map[string]*FileResult, r *
 	f := e.fileFinding(fr.Input.Path, id, message)
 	f.Detail = detail
 	f.Line, f.Column, f.Roots = r.Problem.Line, r.Problem.Column, []string{root}
+	f.Unrendered = r.Problem.Unrendered
 	fr.Findings = append(fr.Findings, f)
 }

@@ -8,6 +8,8 @@ import (
 
 	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 )
 
 // Budget bounds what rendering one root may cost. kustomize's library
@@ -184,7 +186,7 @@ func (r *Renderer) overBudget(root *Kustomization) *Problem {
 }
 
 func budgetProblem(root *Kustomization, file string, line, col int, msg string) *Problem {
-	return &Problem{File: file, Line: max(line, 1), Column: max(col, 1), Refused: true, Budget: true,
+	return &Problem{File: file, Line: max(line, 1), Column: max(col, 1), Refused: true, Budget: true, Unrendered: analysis.OverBudget,
 		Message: msg}
 }
 

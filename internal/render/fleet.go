@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 )
 
 // fleetOverlay returns the refusal of a root that Rancher Fleet renders
@@ -31,7 +33,7 @@ func (g *Graph) fleetOverlay(root *Kustomization) *Problem {
 		g.mu.Unlock()
 		if has {
 			if n := fleetDirEntry(filepath.Join(dir, "fleet.yaml"), root.Dir, g.Real); n != nil {
-				return &Problem{File: filepath.Join(dir, "fleet.yaml"), Line: n.Line, Column: n.Column, Refused: true, Entry: n.Value,
+				return &Problem{File: filepath.Join(dir, "fleet.yaml"), Line: n.Line, Column: n.Column, Refused: true, Unrendered: analysis.HelmRelease, Entry: n.Value,
 					Message: "not rendered: Fleet renders this kustomization over the Helm chart of fleet.yaml (helm and kustomize.dir); shipshape never runs helm or reaches the network (lint the chart's output: helm template | shipshape lint -)"}
 			}
 		}

@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 )
 
@@ -205,15 +206,15 @@ func refuseIn(k *Kustomization, seen map[*Kustomization]bool) *Problem {
 	if k.Doc == nil {
 		return nil // kustomize will report the file itself
 	}
-	at := func(n *yaml.Node, format string, args ...any) *Problem {
-		return &Problem{File: k.File, Line: n.Line, Column: n.Column, Refused: true, Entry: n.Value, Message: fmt.Sprintf(format, args...)}
+	at := func(n *yaml.Node, kind analysis.Unrendered, format string, args ...any) *Problem {
+		return &Problem{File: k.File, Line: n.Line, Column: n.Column, Refused: true, Unrendered: kind, Entry: n.Value, Message: fmt.Sprintf(format, args...)}
 	}
 	remote := func(r *Ref) *Problem {
-		return at(r.Node, remoteFormat, r.Field, r.Value)
+		return at(r.Node, analysis.RemoteBase, remoteFormat, r.Field, r.Value)
 	}
 	for _, r := range k.Refs {
 		if r.Outside {
-			return at(r.Node, "not rendered: %s entry %q leads outside the repository (or the paths given); shipshape reads nothing there%s", r.Field, r.Value, kustomizeRefuses(r, k.Dir))
+			return at(r.Node, analysis.OutsideScope, "not rendered: %s entry %q leads outside the repository (or the paths given); shipshape reads nothing there%s", r.Field, r.Value, kustomizeRefuses(r, k.Dir))
 		}
 	}
 	for _, r := range k.Refs {
@@ -234,7 +235,7 @@ func refuseIn(k *Kustomization, seen map[*Kustomization]bool) *Problem {
 		switch key.Value {
 		case "helmCharts", "helmChartInflationGenerator":
 			if value.Tag != "!!null" && !(value.Kind == yaml.SequenceNode && len(value.Content) == 0) {
-				return at(key, "not rendered: %s runs the helm program and may download charts; shipshape never starts a process or reaches the network (render the chart and commit its output, or lint it with helm template)", key.Value)
+				return at(key, analysis.HelmCharts, "not rendered: %s runs the helm program and may download charts; shipshape never starts a process or reaches the network (render the chart and commit its output, or lint it with helm template)", key.Value)
 			}
 		}
 	}
@@ -273,7 +274,7 @@ func refuseIn(k *Kustomization, seen map[*Kustomization]bool) *Problem {
 			if r.Inline {
 				entry = "(inline)"
 			}
-			return at(r.Node, "not rendered: %s entry %s: %s", r.Field, entry, why)
+			return at(r.Node, analysis.Function, "not rendered: %s entry %s: %s", r.Field, entry, why)
 		}
 	}
 	return nil
@@ -453,7 +454,7 @@ func otherRemotes(root *Kustomization, p *Problem) []*Problem {
 			if !r.Remote || r.Node == nil || k.File == p.File && r.Node.Line == p.Line && r.Node.Column == p.Column {
 				continue
 			}
-			out = append(out, &Problem{File: k.File, Line: r.Node.Line, Column: r.Node.Column, Refused: true, Entry: r.Value,
+			out = append(out, &Problem{File: k.File, Line: r.Node.Line, Column: r.Node.Column, Refused: true, Unrendered: analysis.RemoteBase, Entry: r.Value,
 				Message: fmt.Sprintf(remoteFormat, r.Field, r.Value)})
 		}
 	})

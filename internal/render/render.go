@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/kyamlschema"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 )
@@ -38,6 +39,9 @@ type Problem struct {
 	// Budget is set, with Refused, for a root not rendered (or abandoned)
 	// because it would pass its render budget (see Budget).
 	Budget bool
+	// Unrendered is, for a refused root (not a template), what kind of
+	// application it is that no rule judges.
+	Unrendered analysis.Unrendered
 	// Entry is the refused entry as written (a URL, a field name), or "".
 	Entry   string
 	Message string

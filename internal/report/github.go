@@ -74,7 +74,7 @@ func writeGitHub(w io.Writer, findings []analysis.Finding, sum Summary, opt Opti
 // githubSummary is the text summary line, then, when GitHub drops some
 // annotations, how many findings of each kind only the log shows.
 func githubSummary(sum Summary, fixCommand string, logOnly map[string]int) string {
-	s := summaryLine(sum, fixCommand)
+	s := summaryLine(sum, fixCommand, true) // every finding is an annotation or in the log
 	var dropped []string
 	for _, k := range []struct{ kind, one, many string }{
 		{"error", "error", "errors"}, {"warning", "warning", "warnings"}, {"notice", "info", "infos"},

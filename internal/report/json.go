@@ -46,6 +46,9 @@ type jsonSummary struct {
 	Warnings  int `json:"warnings"`
 	Infos     int `json:"infos"`
 	Fixable   int `json:"fixable"`
+	// NotRendered counts the applications no rule judged, by kind
+	// (helmRelease, remoteBase, …); left out when there are none.
+	NotRendered map[string]int `json:"notRendered,omitempty"`
 }
 
 func writeJSON(w io.Writer, findings []analysis.Finding, sum Summary) error {
@@ -59,6 +62,12 @@ func writeJSON(w io.Writer, findings []analysis.Finding, sum Summary) error {
 			Infos:     sum.Infos,
 			Fixable:   sum.Fixable,
 		},
+	}
+	for kind, n := range sum.NotRendered {
+		if out.Summary.NotRendered == nil {
+			out.Summary.NotRendered = map[string]int{}
+		}
+		out.Summary.NotRendered[kind.Key()] = n
 	}
 	for _, f := range findings {
 		out.Findings = append(out.Findings, jsonFinding{

@@ -27,6 +27,29 @@ type Summary struct {
 	Files, Resources        int
 	Errors, Warnings, Infos int
 	Fixable                 int
+	// NotRendered counts the applications no rule judged, by kind: the
+	// kustomize roots a finding names (each once), and each object that
+	// defines one (a HelmRelease). Their info findings are not in Infos.
+	NotRendered map[analysis.Unrendered]int
+	// Unlisted is how many of those findings the text format leaves out
+	// without -v (the info ones; render-skipped warnings are shown).
+	Unlisted int
+}
+
+// NotRenderedTotal is how many applications were not rendered.
+func (s Summary) NotRenderedTotal() int {
+	n := 0
+	for _, c := range s.NotRendered {
+		n += c
+	}
+	return n
+}
+
+// listedInText reports whether the text format prints f: an info
+// finding that names an unrendered application is counted in the
+// summary line instead, and printed with -v.
+func listedInText(f analysis.Finding, verbose bool) bool {
+	return verbose || f.Unrendered == analysis.NotUnrendered || f.Severity > analysis.Info
 }
 
 // Options tune the output.
@@ -82,7 +105,15 @@ func Write(w io.Writer, format string, findings []analysis.Finding, sum Summary,
 // sets Files and Resources.
 func Count(findings []analysis.Finding) Summary {
 	var s Summary
+	roots := map[string]bool{}
 	for _, f := range findings {
+		if f.Unrendered != analysis.NotUnrendered {
+			s.countNotRendered(f, roots)
+			if f.Severity <= analysis.Info {
+				s.Unlisted++
+				continue
+			}
+		}
 		switch {
 		case f.Severity >= analysis.Error:
 			s.Errors++
@@ -96,6 +127,25 @@ func Count(findings []analysis.Finding) Summary {
 		}
 	}
 	return s
+}
+
+// countNotRendered counts the applications f reports as not rendered:
+// each kustomize root once, whichever of its entries the findings name
+// (a root with two remote bases is one application), else f's object.
+func (s *Summary) countNotRendered(f analysis.Finding, roots map[string]bool) {
+	if s.NotRendered == nil {
+		s.NotRendered = map[analysis.Unrendered]int{}
+	}
+	if len(f.Roots) == 0 {
+		s.NotRendered[f.Unrendered]++
+		return
+	}
+	for _, r := range f.Roots {
+		if !roots[r] {
+			roots[r] = true
+			s.NotRendered[f.Unrendered]++
+		}
+	}
 }
 
 // errWriter keeps the first write error so that line printers can ignore

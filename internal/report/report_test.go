@@ -197,10 +197,19 @@ func TestCount(t *testing.T) {
 		{"none", nil, Summary{}},
 		{"mixed", testFindings(), Summary{Errors: 2, Warnings: 2, Infos: 1, Fixable: 2}},
 		{"fixable info", []analysis.Finding{{Severity: analysis.Info, Fix: &analysis.Fix{}}}, Summary{Infos: 1, Fixable: 1}},
+		// Two HelmReleases (info, unlisted) and one root with two remote
+		// bases, reported twice (warnings, listed): three applications.
+		{"not rendered", []analysis.Finding{
+			{Severity: analysis.Info, Unrendered: analysis.HelmRelease},
+			{Severity: analysis.Info, Unrendered: analysis.HelmRelease},
+			{Severity: analysis.Warning, Unrendered: analysis.RemoteBase, Roots: []string{"overlays/prod"}},
+			{Severity: analysis.Warning, Unrendered: analysis.RemoteBase, Roots: []string{"overlays/prod"}},
+			{Severity: analysis.Warning, Unrendered: analysis.HelmCharts, Roots: []string{"overlays/prod", "overlays/dev"}},
+		}, Summary{Warnings: 3, Unlisted: 2, NotRendered: map[analysis.Unrendered]int{analysis.HelmRelease: 2, analysis.RemoteBase: 1, analysis.HelmCharts: 1}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Count(tt.findings); got != tt.want {
+			if got := Count(tt.findings); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Count = %+v, want %+v", got, tt.want)
 			}
 		})

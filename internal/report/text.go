@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -30,6 +31,9 @@ const (
 func writeText(w io.Writer, findings []analysis.Finding, sum Summary, opt Options) error {
 	ew := &errWriter{w: w}
 	for _, f := range findings {
+		if !listedInText(f, opt.Verbose) {
+			continue
+		}
 		ew.printf("%s\n", textLine(f, opt))
 		if opt.Verbose && f.Detail != "" {
 			for _, l := range strings.Split(f.Detail, "\n") {
@@ -37,7 +41,7 @@ func writeText(w io.Writer, findings []analysis.Finding, sum Summary, opt Option
 			}
 		}
 	}
-	ew.printf("%s\n", summaryLine(sum, opt.FixCommand))
+	ew.printf("%s\n", summaryLine(sum, opt.FixCommand, opt.Verbose))
 	return ew.err
 }
 
@@ -160,9 +164,12 @@ func severityColor(s analysis.Severity) string {
 //
 //	3 errors, 1 warning, 0 infos in 12 files (40 resources); 2 fixable: run shipshape fix
 //	no problems in 12 files (40 resources)
-func summaryLine(sum Summary, fixCommand string) string {
+//	0 errors, 0 warnings, 0 infos in 26 files (29 resources); 6 applications not rendered: 6 Helm releases (shipshape -v lists them)
+//
+// It never says "no problems" when an application was not rendered.
+func summaryLine(sum Summary, fixCommand string, verbose bool) string {
 	scope := fmt.Sprintf("in %s (%s)", plural(sum.Files, "file", "files"), plural(sum.Resources, "resource", "resources"))
-	if sum.Errors == 0 && sum.Warnings == 0 && sum.Infos == 0 {
+	if sum.Errors == 0 && sum.Warnings == 0 && sum.Infos == 0 && sum.NotRenderedTotal() == 0 {
 		return "no problems " + scope
 	}
 	var b strings.Builder
@@ -177,7 +184,33 @@ func summaryLine(sum Summary, fixCommand string) string {
 			b.WriteString(": run " + fixCommand)
 		}
 	}
+	if n := sum.NotRenderedTotal(); n > 0 {
+		fmt.Fprintf(&b, "; %s not rendered: %s", plural(n, "application", "applications"), notRenderedText(sum.NotRendered))
+		if sum.Unlisted > 0 && !verbose {
+			b.WriteString(" (shipshape -v lists them)")
+		}
+	}
 	return b.String()
+}
+
+// notRenderedText is "10 Helm releases, 2 remote bases": the kinds, most
+// first.
+func notRenderedText(by map[analysis.Unrendered]int) string {
+	kinds := make([]analysis.Unrendered, 0, len(by))
+	for k := range by {
+		kinds = append(kinds, k)
+	}
+	slices.SortFunc(kinds, func(a, b analysis.Unrendered) int {
+		if by[a] != by[b] {
+			return by[b] - by[a]
+		}
+		return int(a) - int(b)
+	})
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = k.Plural(by[k])
+	}
+	return strings.Join(parts, ", ")
 }
 
 func plural(n int, one, many string) string {

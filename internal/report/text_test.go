@@ -25,10 +25,17 @@ func TestSummaryLine(t *testing.T) {
 			"1 error, 2 warnings, 1 info in 1 file (2 resources)"},
 		{Summary{Files: 2, Resources: 1, Infos: 5, Fixable: 1}, "",
 			"0 errors, 0 warnings, 5 infos in 2 files (1 resource); 1 fixable"},
+		// Never "no problems" about what was not rendered.
+		{Summary{Files: 26, Resources: 29, Unlisted: 6, NotRendered: map[analysis.Unrendered]int{analysis.HelmRelease: 6}}, "shipshape fix",
+			"0 errors, 0 warnings, 0 infos in 26 files (29 resources); 6 applications not rendered: 6 Helm releases (shipshape -v lists them)"},
+		{Summary{Files: 3, Resources: 2, Warnings: 1, NotRendered: map[analysis.Unrendered]int{analysis.RemoteBase: 1}}, "",
+			"0 errors, 1 warning, 0 infos in 3 files (2 resources); 1 application not rendered: 1 remote base"},
+		{Summary{Files: 9, Resources: 9, Warnings: 1, Unlisted: 3, NotRendered: map[analysis.Unrendered]int{analysis.RemoteBase: 1, analysis.HelmRelease: 2, analysis.GeneratedApps: 1}}, "",
+			"0 errors, 1 warning, 0 infos in 9 files (9 resources); 4 applications not rendered: 2 Helm releases, 1 remote base, 1 ApplicationSet (shipshape -v lists them)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			if got := summaryLine(tt.sum, tt.fix); got != tt.want {
+			if got := summaryLine(tt.sum, tt.fix, false); got != tt.want {
 				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}
 		})

@@ -1,0 +1,160 @@
+package rules
+
+import (
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+)
+
+var notRendered = Register(&analysis.Rule{
+	ID:       "not-rendered",
+	Severity: analysis.Info,
+	Summary:  "An application whose objects shipshape does not render: a Helm release, an ApplicationSet, a jsonnet or plugin source",
+	Doc: `Most of what a fleet runs is not in its repository as manifests: a Flux
+HelmRelease or an Argo CD Application with a chart installs what the chart renders,
+an ApplicationSet makes Applications in the cluster, and a jsonnet or plugin source
+is rendered by a tool at sync time. shipshape does not render these, so no rule
+judges the objects they make. Each gets this finding at the object that names it,
+and the summary line counts them by kind ("6 applications not rendered: 6 Helm
+releases"), so that a run never says "no problems" about what it did not see. The
+text format lists them only with ` + "`-v`" + `; json, sarif, github and junit always carry
+them. kustomize roots that are not rendered (a remote base, ` + "`helmCharts`" + `, a KRM
+function) get ` + "`render-skipped`" + ` and are counted in the same line.
+
+To judge a chart's objects today, render it and lint the output:
+` + "`helm template NAME CHART -f values.yaml | shipshape lint -`" + `. Disable the rule
+(` + "`--disable not-rendered`" + `) to leave such applications out of the summary.`,
+	Bad: `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: podinfo
+spec:
+  chart:
+    spec:
+      chart: podinfo
+      sourceRef:
+        kind: HelmRepository
+        name: podinfo
+`,
+	Good: `# the chart's objects, judged: helm template podinfo podinfo/podinfo | shipshape lint -
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: podinfo
+spec:
+  selector:
+    matchLabels: {app: podinfo}
+  template:
+    metadata:
+      labels: {app: podinfo}
+    spec:
+      containers:
+        - name: podinfo
+          image: ghcr.io/stefanprodan/podinfo:6.7.1
+`,
+	Check: checkNotRendered,
+})
+
+// checkNotRendered reports the applications an object defines that no
+// rule sees the objects of.
+func checkNotRendered(p *analysis.Pass) {
+	o := p.Object
+	switch o.Resource.Group() + "/" + o.Resource.Kind {
+	case "helm.toolkit.fluxcd.io/HelmRelease":
+		reportHelmRelease(p, o)
+	case "argoproj.io/Application":
+		if src := manifest.Path(o.Node, "spec", "source"); src != nil {
+			reportArgoSource(p, src, "spec.source")
+		}
+		if srcs := manifest.Path(o.Node, "spec", "sources"); srcs != nil && srcs.Kind == yaml.SequenceNode {
+			for i, src := range srcs.Content {
+				reportArgoSource(p, src, fmt.Sprintf("spec.sources[%d]", i))
+			}
+		}
+	case "argoproj.io/ApplicationSet":
+		n, path := firstOf(o.Node, "spec.generators", "spec", "generators")
+		reportUnrendered(p, n, path, analysis.GeneratedApps, "the Applications its generators make in the cluster are not rendered, so no rule judges their objects")
+	}
+}
+
+// reportHelmRelease reports a Flux HelmRelease, at the chart it names.
+func reportHelmRelease(p *analysis.Pass, o *manifest.Object) {
+	chart := manifest.ScalarValue(manifest.Path(o.Node, "spec", "chart", "spec", "chart"))
+	from := ""
+	if ref := manifest.Path(o.Node, "spec", "chart", "spec", "sourceRef"); ref != nil {
+		from = sourceName(ref)
+	} else if ref := manifest.Path(o.Node, "spec", "chartRef"); ref != nil {
+		from = sourceName(ref)
+	}
+	what := "its chart"
+	switch {
+	case chart != "" && from != "":
+		what = fmt.Sprintf("chart %q from %s", chart, from)
+	case chart != "":
+		what = fmt.Sprintf("chart %q", chart)
+	case from != "":
+		what = "the chart of " + from
+	}
+	n, path := firstOf(o.Node, "spec.chart.spec.chart", "spec", "chart", "spec", "chart")
+	if manifest.Path(o.Node, "spec", "chart") == nil {
+		n, path = firstOf(o.Node, "spec.chartRef", "spec", "chartRef")
+	}
+	reportUnrendered(p, n, path, analysis.HelmRelease, "%s is not rendered (shipshape does not render Helm charts), so no rule judges the objects it installs; lint them with helm template … | shipshape lint -", what)
+}
+
+// reportArgoSource reports an Argo CD Application's source that a tool
+// renders at sync time: a Helm chart, jsonnet or a plugin. A plain
+// directory or a kustomization is rendered where shipshape finds it.
+func reportArgoSource(p *analysis.Pass, src *yaml.Node, path string) {
+	if src.Kind != yaml.MappingNode {
+		return
+	}
+	switch {
+	case manifest.Path(src, "chart") != nil:
+		n := manifest.Path(src, "chart")
+		reportUnrendered(p, n, path+".chart", analysis.HelmRelease, "chart %q is not rendered (shipshape does not render Helm charts), so no rule judges the objects it installs; lint them with helm template … | shipshape lint -", manifest.ScalarValue(n))
+	case manifest.Path(src, "helm") != nil:
+		reportUnrendered(p, entryKey(manifest.MapEntry(src, "helm")), path+".helm", analysis.HelmRelease, "the Helm chart at %q is not rendered (shipshape does not render Helm charts), so no rule judges the objects it installs; lint them with helm template … | shipshape lint -", manifest.ScalarValue(manifest.Path(src, "path")))
+	case manifest.Path(src, "plugin") != nil:
+		reportUnrendered(p, entryKey(manifest.MapEntry(src, "plugin")), path+".plugin", analysis.ToolSource, "its source is rendered by a config management plugin at sync time, which shipshape does not run; no rule judges its objects")
+	case manifest.Path(src, "directory", "jsonnet") != nil:
+		reportUnrendered(p, entryKey(manifest.MapEntry(manifest.Path(src, "directory"), "jsonnet")), path+".directory.jsonnet", analysis.ToolSource, "its source is jsonnet, rendered at sync time, which shipshape does not evaluate; no rule judges its objects")
+	}
+}
+
+// sourceName is "HelmRepository podinfo" for a sourceRef or chartRef.
+func sourceName(ref *yaml.Node) string {
+	kind, name := manifest.ScalarValue(manifest.Path(ref, "kind")), manifest.ScalarValue(manifest.Path(ref, "name"))
+	if kind == "" || name == "" {
+		return ""
+	}
+	return kind + " " + name
+}
+
+// firstOf is where a finding about the field at steps of n sits: a
+// scalar value, or the key of a mapping or list; n's kind when the object
+// lacks the field.
+func firstOf(n *yaml.Node, path string, steps ...string) (*yaml.Node, string) {
+	last := len(steps) - 1
+	k, v := manifest.MapEntry(manifest.Path(n, steps[:last]...), steps[last])
+	switch {
+	case v == nil:
+		return manifest.Path(n, "kind"), "kind"
+	case v.Kind == yaml.ScalarNode:
+		return v, path
+	}
+	return k, path
+}
+
+// entryKey is the key of a mapping entry: a finding about a whole value sits
+// at its key.
+func entryKey(k, _ *yaml.Node) *yaml.Node { return k }
+
+func reportUnrendered(p *analysis.Pass, n *yaml.Node, path string, kind analysis.Unrendered, format string, args ...any) {
+	f := p.Finding(n, path, nil, format, args...)
+	f.Unrendered = kind
+	p.ReportFinding(f)
+}
