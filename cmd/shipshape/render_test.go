@@ -115,7 +115,7 @@ func TestNamedFileBesideBase(t *testing.T) {
 func TestFixLeavesNoStaleRenderError(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	work := t.TempDir()
-	copyTree(t, "../../testdata/render/base-undecoded", work)
+	copyTree(t, "../../rules/testdata/ambiguous-scalar/render/base-undecoded", work)
 	if out := runIn(t, work, exitFindings, "fix", "--check", work); !strings.HasSuffix(out, "would fix 1 finding in 1 file; 0 left\n") {
 		t.Errorf("fix --check:\n%s", out)
 	}

@@ -17,6 +17,8 @@
 // see them side by side. A case is configured by the .shipshape.yaml of
 // its subdirectory, else of the directory (a ShipshapeConfig, as
 // `shipshape lint` reads it; the file is not linted), else by WithConfig.
+// A subdirectory named render is not a case: it holds the rendered-tree
+// cases of RunTree (tree.go).
 //
 // Only the rule under test runs, with the engine's own rules (yaml-syntax,
 // template-skipped, ...), so a fixture that does not parse fails unless it
@@ -202,7 +204,7 @@ func run(t *testing.T, dir string, rule *analysis.Rule, fixes bool, opts []Optio
 		t.Errorf("%s holds no # want %s expectation: a rule's tests must show it firing", dir, rule.ID)
 	}
 	if fixes {
-		checkStrayGoldens(t, dir, seen)
+		checkStrayGoldens(t, dir, seen, true)
 	}
 }
 
@@ -219,6 +221,8 @@ func listCases(dir string) ([]testCase, error) {
 		switch {
 		case strings.HasPrefix(name, "."):
 			// .shipshape.yaml, hidden directories
+		case name == RenderDir && e.IsDir():
+			// rendered-tree cases, RunTree's
 		case e.IsDir():
 			ins, errs := manifest.Collect([]string{p})
 			if len(errs) > 0 {
@@ -528,11 +532,15 @@ func checkFixes(t tester, eng *engine.Engine, res *engine.Result, paths []string
 	}
 }
 
-// checkStrayGoldens reports .golden files whose fixture is no case's input.
-func checkStrayGoldens(t tester, dir string, inputs map[string]bool) {
+// checkStrayGoldens reports .golden files whose fixture is no case's input;
+// with skipRender, not under dir/render (RunTree's cases, checked there).
+func checkStrayGoldens(t tester, dir string, inputs map[string]bool, skipRender bool) {
 	t.Helper()
 	var stray []string
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && skipRender && d.IsDir() && d.Name() == RenderDir && filepath.Dir(p) == filepath.Clean(dir) {
+			return filepath.SkipDir // RunTree's cases, which it checks
+		}
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".golden") && !inputs[strings.TrimSuffix(p, ".golden")] {
 			stray = append(stray, p)
 		}
