@@ -285,3 +285,39 @@ func TestCaseConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestRunTree is RunTree on a tree that meets its expectations: a
+// finding in a base, one in an overlay's patch file, one in an inline
+// patch (want.txt: a block scalar holds no comment), and a plain file
+// beside the roots judged as written, with a whole-file finding (line 0);
+// the base's fix is compared with its .golden.
+func TestRunTree(t *testing.T) {
+	RunTreeWithFixes(t, filepath.Join("testdata", "tree", "ok"), fake)
+}
+
+// chdirRecorder is a recorder that can change the working directory, as
+// checkTree needs.
+type chdirRecorder struct {
+	*recorder
+	t *testing.T
+}
+
+func (r chdirRecorder) Chdir(dir string) { r.t.Chdir(dir) }
+
+// TestRunTreeFails checks that a tree's finding without a want, and a
+// want without a finding, fail with the file and line.
+func TestRunTreeFails(t *testing.T) {
+	dir := filepath.Join("testdata", "tree", "bad")
+	for _, tc := range []struct{ name, want string }{
+		{"unexpected", "testdata/tree/bad/unexpected/base/cm.yaml:6:9: unexpected finding: fake col=9 nofix field=data.mode \"unquoted worse\""},
+		{"missing", "testdata/tree/bad/missing/base/cm.yaml:6: no finding met the expectation fake \"unquoted\""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &recorder{}
+			checkTree(chdirRecorder{r, t}, dir, filepath.Join(dir, tc.name), fake, options{}, false)
+			if got := strings.Join(r.errs, "\n"); got != filepath.FromSlash(tc.want) {
+				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+}

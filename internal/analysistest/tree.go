@@ -88,15 +88,22 @@ func runTree(t *testing.T, dir string, rule *analysis.Rule, fixes bool, opts []O
 	}
 }
 
+// treeTester is a tester that can change the working directory for the
+// rest of the test (testing.T.Chdir).
+type treeTester interface {
+	tester
+	Chdir(dir string)
+}
+
 // checkTree lints one tree and checks it. It returns how many of the
 // case's expectations name the rule under test. Paths are kept as the
 // caller names them (dir/case/file), so that messages lead to the file;
 // the engine sees them relative to the case, its working directory.
-func checkTree(t *testing.T, dir, caseDir string, rule *analysis.Rule, o options, fixes bool) int {
+func checkTree(t treeTester, dir, caseDir string, rule *analysis.Rule, o options, fixes bool) int {
 	t.Helper()
 	wants, errs := readWantFile(caseDir)
 	for _, err := range errs {
-		t.Error(err)
+		t.Errorf("%v", err)
 	}
 	for _, e := range wants {
 		if _, err := os.Stat(e.file); err != nil {
