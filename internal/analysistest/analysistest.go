@@ -61,6 +61,13 @@
 //     with `# shipshape:ignore` comments is not compared, since comments
 //     do not reach objects).
 //
+// # Rendered trees
+//
+// RunTree and RunTreeWithFixes (tree.go) lint each case of a directory
+// (testdata/<rule-id>/render by convention) as `shipshape lint` lints a
+// kustomize tree: roots rendered, findings placed at the source lines the
+// values came from, where the `# want` comments are written.
+//
 // # Fixes
 //
 // RunWithFixes also applies every fix as `shipshape fix` does (one fix
