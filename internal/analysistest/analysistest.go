@@ -30,12 +30,14 @@
 // A `# want` comment trails the content of the line the finding is on
 // (its Line; the column is not where the comment is):
 //
-//	# want RULE [col=N] [fix|nofix] [field=PATH] "REGEXP" [[RULE] ... "REGEXP"]...
+//	# want RULE [col=N] [fix|nofix] [field=PATH] [roots=DIR,...] "REGEXP" [[RULE] ... "REGEXP"]...
 //
 // Each expectation is met by exactly one finding of RULE on that line
 // whose message the regexp matches (unanchored, as regexp.MatchString);
 // col=N also pins the column (1-based, in characters), fix/nofix whether
-// the finding carries a fix, field=PATH its dotted field path. The rule ID
+// the finding carries a fix, field=PATH its dotted field path, and
+// roots=DIR,... the kustomize roots whose rendered objects it is about,
+// in order, as lint prints them ("-": none, a file judged as written). The rule ID
 // carries over to the next regexps of the comment; the attributes hold
 // for the one regexp they precede. Regexps are Go strings, "quoted" or
 // `back-quoted` (easier when the message holds quotes). Every finding must
@@ -355,7 +357,7 @@ func check(r reporter, findings []analysis.Finding, wants []*expectation) {
 		k := key(fd.File, fd.Line)
 		met := false
 		for _, e := range at[k] {
-			if !e.met && e.matches(fd.Rule, fd.Message, fd.Field, fd.Column, fd.Fixable()) {
+			if !e.met && e.matches(fd) {
 				e.met, met = true, true
 				break
 			}
@@ -365,7 +367,11 @@ func check(r reporter, findings []analysis.Finding, wants []*expectation) {
 			if fd.Fixable() {
 				fix = "fix"
 			}
-			msg := fmt.Sprintf("%s:%d:%d: unexpected finding: %s col=%d %s field=%s %q", fd.File, fd.Line, fd.Column, fd.Rule, fd.Column, fix, fd.Field, fd.Message)
+			roots := ""
+			if len(fd.Roots) > 0 {
+				roots = " roots=" + rootsAttr(fd.Roots)
+			}
+			msg := fmt.Sprintf("%s:%d:%d: unexpected finding: %s col=%d %s field=%s%s %q", fd.File, fd.Line, fd.Column, fd.Rule, fd.Column, fix, fd.Field, roots, fd.Message)
 			var open []string
 			for _, e := range at[k] {
 				if !e.met {

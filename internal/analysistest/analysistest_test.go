@@ -208,6 +208,8 @@ func TestParseWant(t *testing.T) {
 		{"r `a \"b\"`", `r "a \"b\""`},
 		{`r "a" "b" s col=3 fix "c"`, `r "a"; r "b"; s col=3 fix "c"`},
 		{`r col=2 nofix field=spec.x[0] "a" "b"`, `r col=2 nofix field=spec.x[0] "a"; r "b"`},
+		{`r roots=a/b,c "a" roots=- "b"`, `r roots=a/b,c "a"; r roots=- "b"`},
+		{`r roots= "a"`, "is not a rule ID"},
 		{`"a"`, "a rule ID must come before"},
 		{`r`, "ends with a quoted regexp"},
 		{`r "a" col=2`, "ends with a quoted regexp"},
@@ -304,13 +306,17 @@ type chdirRecorder struct {
 
 func (r chdirRecorder) Chdir(dir string) { r.t.Chdir(dir) }
 
-// TestRunTreeFails checks that a tree's finding without a want, and a
-// want without a finding, fail with the file and line.
+// TestRunTreeFails checks that a tree's finding without a want, a want
+// without a finding, and a finding of other roots than the want names,
+// fail with the file and line.
 func TestRunTreeFails(t *testing.T) {
 	dir := filepath.Join("testdata", "tree", "bad")
 	for _, tc := range []struct{ name, want string }{
-		{"unexpected", "testdata/tree/bad/unexpected/base/cm.yaml:6:9: unexpected finding: fake col=9 nofix field=data.mode \"unquoted worse\""},
+		{"unexpected", "testdata/tree/bad/unexpected/base/cm.yaml:6:9: unexpected finding: fake col=9 nofix field=data.mode roots=. \"unquoted worse\""},
 		{"missing", "testdata/tree/bad/missing/base/cm.yaml:6: no finding met the expectation fake \"unquoted\""},
+		{"roots", "testdata/tree/bad/roots/base/cm.yaml:6:9: unexpected finding: fake col=9 nofix field=data.mode roots=. \"unquoted worse\"\n" +
+			"\texpected on this line: fake roots=base \"unquoted worse\"\n" +
+			"testdata/tree/bad/roots/base/cm.yaml:6: no finding met the expectation fake roots=base \"unquoted worse\""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &recorder{}
