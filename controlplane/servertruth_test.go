@@ -744,7 +744,9 @@ func checkKnownStillDisagree(t *testing.T, prefix string, disagree map[string]st
 	}
 }
 
-// TestServerTruthTestdata sends every object of shipshape's testdata/.
+// TestServerTruthTestdata sends every object of shipshape's testdata/,
+// and of the rules' kustomize trees (rules/testdata/<rule-id>/render/),
+// which were testdata/render's until they moved beside their rules.
 func TestServerTruthTestdata(t *testing.T) {
 	if shipshape == "" {
 		t.Fatal("SHIPSHAPE_BIN is not set")
@@ -752,14 +754,28 @@ func TestServerTruthTestdata(t *testing.T) {
 	stopLWS := startLatestLWS(t)
 	defer stopLWS()
 	repo, _ := filepath.Abs("..")
-	findings := lint(t, repo, "testdata")
-	objs := collect(t, repo, yamlFiles(t, repo, "testdata"), findings, true)
+	renders, err := filepath.Glob(filepath.Join(repo, "rules", "testdata", "*", "render"))
+	if err != nil || len(renders) == 0 {
+		t.Fatalf("no rules/testdata/*/render: %v", err)
+	}
+	dirs := []string{"testdata"}
+	for _, r := range renders {
+		rel, _ := filepath.Rel(repo, r)
+		dirs = append(dirs, rel)
+	}
+	findings := lint(t, repo, dirs...)
+	var files []string
+	for _, d := range dirs {
+		files = append(files, yamlFiles(t, repo, d)...)
+	}
+	objs := collect(t, repo, files, findings, true)
 	ensureNamespaces(t, objs)
 	send(t, objs)
 	disagree, table, why := verdicts(objs)
 	known := loadKnown(t)
-	report(t, "testdata/ (every object)", objs, table, disagree, known, why)
+	report(t, "testdata/ and rules/testdata/*/render/ (every object)", objs, table, disagree, known, why)
 	checkKnownStillDisagree(t, "testdata/", disagree, known)
+	checkKnownStillDisagree(t, "rules/testdata/", disagree, known)
 	if table["claims (error findings of the refusing rules, as-written warnings)"] == 0 {
 		t.Error("no claim was checked: the testdata has error findings of the refusing rules")
 	}

@@ -296,7 +296,7 @@ func TestKustomizeBuildsAfterFix(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			copyTree(t, filepath.Join(root, "testdata", "render", tc.name), dir)
+			copyTree(t, filepath.Join(root, "rules", "testdata", "ambiguous-scalar", "render", tc.name), dir)
 			app := filepath.Join(dir, "app")
 			if r := run(t, dir, nil, kustomize, "build", app); r.code == 0 || !strings.Contains(r.stderr, tc.refused) {
 				t.Fatalf("kustomize build as written: want it refused (%s), got %v", tc.refused, r)

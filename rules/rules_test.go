@@ -11,12 +11,18 @@ import (
 // TestRules runs every rule over its fixtures, testdata/<rule-id>: the
 // findings each fixture's `# want` comments name, and the fixed bytes its
 // .golden files hold (go test ./rules -run TestRules -update rewrites
-// them: review them before committing). A new rule needs nothing here,
-// only its directory; see README.md.
+// them: review them before committing). Its rendered-tree cases,
+// testdata/<rule-id>/render/<case>/, are linted as `shipshape lint` lints
+// a directory, kustomize roots rendered (subtest render). A new rule
+// needs nothing here, only its directory; see README.md.
 func TestRules(t *testing.T) {
 	for _, r := range rules.All() {
 		t.Run(r.ID, func(t *testing.T) {
-			analysistest.RunWithFixes(t, filepath.Join("testdata", r.ID), r, analysistest.WithRules(rules.All()...))
+			dir := filepath.Join("testdata", r.ID)
+			analysistest.RunWithFixes(t, dir, r, analysistest.WithRules(rules.All()...))
+			t.Run(analysistest.RenderDir, func(t *testing.T) {
+				analysistest.RunTreeWithFixes(t, filepath.Join(dir, analysistest.RenderDir), r, analysistest.WithRules(rules.All()...))
+			})
 		})
 	}
 }

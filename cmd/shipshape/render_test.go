@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shipshape-dev/shipshape/internal/report"
 )
 
 // The kustomize goldens: testdata/render/<case>/ is a tree with
@@ -13,9 +15,17 @@ import (
 //
 //	expected.txt  `shipshape lint` of the tree: findings on rendered
 //	              objects placed at the source line, with their roots
+//	expected.FMT  `shipshape lint --format FMT` (json, sarif, github),
+//	              where the file exists: the shape of rendered findings
+//	              and of render failures in the other formats
 //	fix.diff      `shipshape fix --diff` of the tree, where it fixes
 //
 // with the tree's .shipshape.yaml, when it has one.
+//
+// These are the CLI's cases: how lint prints rendered trees, roots that
+// fail or are refused, and what fix writes. What a rule finds on a
+// rendered tree is tested beside the rule, with `# want` comments, in
+// rules/testdata/<rule-id>/render/ (see rules/README.md).
 //
 // Run `go test ./cmd/shipshape -run Render -update` to rewrite them, then
 // read every one by eye.
@@ -37,6 +47,14 @@ func TestRenderGolden(t *testing.T) {
 			}
 			lint := runIn(t, dir, exitOK, withConfig(dir, "lint", "--fail-on", "none", dir)...)
 			golden(t, filepath.Join(dir, "expected.txt"), []byte(lint))
+			for _, format := range []string{report.FormatJSON, report.FormatSARIF, report.FormatGitHub} {
+				path := filepath.Join(dir, "expected."+format)
+				if _, err := os.Stat(path); err != nil {
+					continue
+				}
+				out := runIn(t, dir, exitOK, withConfig(dir, "lint", "--fail-on", "none", "--format", format, dir)...)
+				golden(t, path, []byte(out))
+			}
 
 			// --render none judges every file as written: round 1.
 			plain := runIn(t, dir, exitOK, withConfig(dir, "lint", "--fail-on", "none", "--render", "none", dir)...)
@@ -115,7 +133,7 @@ func TestNamedFileBesideBase(t *testing.T) {
 func TestFixLeavesNoStaleRenderError(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	work := t.TempDir()
-	copyTree(t, "../../testdata/render/base-undecoded", work)
+	copyTree(t, "../../rules/testdata/ambiguous-scalar/render/base-undecoded", work)
 	if out := runIn(t, work, exitFindings, "fix", "--check", work); !strings.HasSuffix(out, "would fix 1 finding in 1 file; 0 left\n") {
 		t.Errorf("fix --check:\n%s", out)
 	}

@@ -17,6 +17,8 @@
 // see them side by side. A case is configured by the .shipshape.yaml of
 // its subdirectory, else of the directory (a ShipshapeConfig, as
 // `shipshape lint` reads it; the file is not linted), else by WithConfig.
+// A subdirectory named render is not a case: it holds the rendered-tree
+// cases of RunTree (tree.go).
 //
 // Only the rule under test runs, with the engine's own rules (yaml-syntax,
 // template-skipped, ...), so a fixture that does not parse fails unless it
@@ -28,12 +30,14 @@
 // A `# want` comment trails the content of the line the finding is on
 // (its Line; the column is not where the comment is):
 //
-//	# want RULE [col=N] [fix|nofix] [field=PATH] "REGEXP" [[RULE] ... "REGEXP"]...
+//	# want RULE [col=N] [fix|nofix] [field=PATH] [roots=DIR,...] "REGEXP" [[RULE] ... "REGEXP"]...
 //
 // Each expectation is met by exactly one finding of RULE on that line
 // whose message the regexp matches (unanchored, as regexp.MatchString);
 // col=N also pins the column (1-based, in characters), fix/nofix whether
-// the finding carries a fix, field=PATH its dotted field path. The rule ID
+// the finding carries a fix, field=PATH its dotted field path, and
+// roots=DIR,... the kustomize roots whose rendered objects it is about,
+// in order, as lint prints them ("-": none, a file judged as written). The rule ID
 // carries over to the next regexps of the comment; the attributes hold
 // for the one regexp they precede. Regexps are Go strings, "quoted" or
 // `back-quoted` (easier when the message holds quotes). Every finding must
@@ -59,6 +63,13 @@
 //     with `# shipshape:ignore` comments is not compared, since comments
 //     do not reach objects).
 //
+// # Rendered trees
+//
+// RunTree and RunTreeWithFixes (tree.go) lint each case of a directory
+// (testdata/<rule-id>/render by convention) as `shipshape lint` lints a
+// kustomize tree: roots rendered, findings placed at the source lines the
+// values came from, where the `# want` comments are written.
+//
 // # Fixes
 //
 // RunWithFixes also applies every fix as `shipshape fix` does (one fix
@@ -77,7 +88,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -86,9 +96,7 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/engine"
-	"github.com/shipshape-dev/shipshape/internal/fixer"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
-	"github.com/shipshape-dev/shipshape/internal/unidiff"
 )
 
 // Update is the -update flag: RunWithFixes writes the .golden files
@@ -170,12 +178,13 @@ func run(t *testing.T, dir string, rule *analysis.Rule, fixes bool, opts []Optio
 		t.Error(err)
 	}
 	seen := map[string]bool{}
-	mine := 0
+	mine, ran := 0, 0
 	for _, c := range cases {
 		for _, p := range c.inputs {
 			seen[p] = true
 		}
 		t.Run(c.name, func(t *testing.T) {
+			ran++
 			var wants []*expectation
 			if c.dir == dir {
 				for _, e := range top {
@@ -198,11 +207,11 @@ func run(t *testing.T, dir string, rule *analysis.Rule, fixes bool, opts []Optio
 			t.Errorf("%s: %s is not a case of %s", e.at, e.file, dir)
 		}
 	}
-	if mine == 0 {
+	if mine == 0 && ran == len(cases) { // else -run chose some of them
 		t.Errorf("%s holds no # want %s expectation: a rule's tests must show it firing", dir, rule.ID)
 	}
 	if fixes {
-		checkStrayGoldens(t, dir, seen)
+		checkStrayGoldens(t, dir, seen, true)
 	}
 }
 
@@ -219,6 +228,8 @@ func listCases(dir string) ([]testCase, error) {
 		switch {
 		case strings.HasPrefix(name, "."):
 			// .shipshape.yaml, hidden directories
+		case name == RenderDir && e.IsDir():
+			// rendered-tree cases, RunTree's
 		case e.IsDir():
 			ins, errs := manifest.Collect([]string{p})
 			if len(errs) > 0 {
@@ -344,7 +355,7 @@ func check(r reporter, findings []analysis.Finding, wants []*expectation) {
 		k := key(fd.File, fd.Line)
 		met := false
 		for _, e := range at[k] {
-			if !e.met && e.matches(fd.Rule, fd.Message, fd.Field, fd.Column, fd.Fixable()) {
+			if !e.met && e.matches(fd) {
 				e.met, met = true, true
 				break
 			}
@@ -354,7 +365,11 @@ func check(r reporter, findings []analysis.Finding, wants []*expectation) {
 			if fd.Fixable() {
 				fix = "fix"
 			}
-			msg := fmt.Sprintf("%s:%d:%d: unexpected finding: %s col=%d %s field=%s %q", fd.File, fd.Line, fd.Column, fd.Rule, fd.Column, fix, fd.Field, fd.Message)
+			roots := ""
+			if len(fd.Roots) > 0 {
+				roots = " roots=" + rootsAttr(fd.Roots)
+			}
+			msg := fmt.Sprintf("%s:%d:%d: unexpected finding: %s col=%d %s field=%s%s %q", fd.File, fd.Line, fd.Column, fd.Rule, fd.Column, fix, fd.Field, roots, fd.Message)
 			var open []string
 			for _, e := range at[k] {
 				if !e.met {
@@ -464,82 +479,5 @@ func checkObjects(r reporter, eng *engine.Engine, findings []analysis.Finding, p
 		case n < 0:
 			r.Errorf("%s: found in the objects (shipshape fn), not in the files", k)
 		}
-	}
-}
-
-// checkFixes applies the fixes of res as `shipshape fix --dry-run` would
-// and compares each file with its .golden.
-func checkFixes(t tester, eng *engine.Engine, res *engine.Result, paths []string, srcs map[string][]byte) {
-	t.Helper()
-	offered := map[string][]analysis.Finding{}
-	for _, fd := range fixer.Fixable(res.Findings) {
-		offered[fd.File] = append(offered[fd.File], fd)
-	}
-	outs := fixer.Files(eng, res, fixer.Options{DryRun: true})
-	fixed := map[string][]byte{}
-	for _, o := range outs {
-		if o.Err != nil {
-			t.Errorf("%s: the fixes were not applied: %v", o.Path, o.Err)
-			continue
-		}
-		fixed[o.Path] = o.Out
-		applied := map[analysis.FindingKey]int{}
-		for _, fd := range o.Applied {
-			applied[fd.Key()]++
-		}
-		for _, fd := range offered[o.Path] {
-			if applied[fd.Key()] > 0 {
-				applied[fd.Key()]--
-				continue
-			}
-			why := ""
-			for _, left := range res.Findings {
-				if left.Key() != fd.Key() && left.File == fd.File && left.Line == fd.Line && left.Rule == fd.Rule && strings.HasPrefix(left.Message, fd.Message) {
-					why = strings.TrimPrefix(left.Message, fd.Message)
-				}
-			}
-			t.Errorf("%s:%d:%d: the fix of %s (%s) was not applied%s", fd.File, fd.Line, fd.Column, fd.Rule, fd.Fix.Message, why)
-		}
-	}
-	for _, p := range paths {
-		got, ok := fixed[p]
-		if !ok {
-			got = srcs[p]
-		}
-		changed := !bytes.Equal(got, srcs[p])
-		golden := p + ".golden"
-		want, err := os.ReadFile(golden)
-		exists := err == nil
-		if *Update {
-			if changed || exists {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatalf("%v", err)
-				}
-			}
-			continue
-		}
-		switch {
-		case !exists && changed:
-			t.Errorf("%s: the fixes change the file, and there is no %s (go test -update writes it: review it)\n%s", p, golden,
-				unidiff.Unified(p, p+" (fixed)", string(srcs[p]), string(got)))
-		case exists && !bytes.Equal(got, want):
-			t.Errorf("%s: the fixed file differs from %s:\n%s", p, golden, unidiff.Unified(golden, p+" (fixed)", string(want), string(got)))
-		}
-	}
-}
-
-// checkStrayGoldens reports .golden files whose fixture is no case's input.
-func checkStrayGoldens(t tester, dir string, inputs map[string]bool) {
-	t.Helper()
-	var stray []string
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".golden") && !inputs[strings.TrimSuffix(p, ".golden")] {
-			stray = append(stray, p)
-		}
-		return nil
-	})
-	sort.Strings(stray)
-	for _, p := range stray {
-		t.Errorf("%s: no fixture %s to compare it with", p, strings.TrimSuffix(p, ".golden"))
 	}
 }

@@ -208,6 +208,8 @@ func TestParseWant(t *testing.T) {
 		{"r `a \"b\"`", `r "a \"b\""`},
 		{`r "a" "b" s col=3 fix "c"`, `r "a"; r "b"; s col=3 fix "c"`},
 		{`r col=2 nofix field=spec.x[0] "a" "b"`, `r col=2 nofix field=spec.x[0] "a"; r "b"`},
+		{`r roots=a/b,c "a" roots=- "b"`, `r roots=a/b,c "a"; r roots=- "b"`},
+		{`r roots= "a"`, "is not a rule ID"},
 		{`"a"`, "a rule ID must come before"},
 		{`r`, "ends with a quoted regexp"},
 		{`r "a" col=2`, "ends with a quoted regexp"},
@@ -283,5 +285,45 @@ func TestCaseConfig(t *testing.T) {
 		if err != nil || cfg.Mode != tc.want {
 			t.Errorf("%s: mode %q, %v; want %q", tc.c.dir, cfg.Mode, err, tc.want)
 		}
+	}
+}
+
+// TestRunTree is RunTree on a tree that meets its expectations: a
+// finding in a base, one in an overlay's patch file, one in an inline
+// patch (want.txt: a block scalar holds no comment), and a plain file
+// beside the roots judged as written, with a whole-file finding (line 0);
+// the base's fix is compared with its .golden.
+func TestRunTree(t *testing.T) {
+	RunTreeWithFixes(t, filepath.Join("testdata", "tree", "ok"), fake)
+}
+
+// chdirRecorder is a recorder that can change the working directory, as
+// checkTree needs.
+type chdirRecorder struct {
+	*recorder
+	t *testing.T
+}
+
+func (r chdirRecorder) Chdir(dir string) { r.t.Chdir(dir) }
+
+// TestRunTreeFails checks that a tree's finding without a want, a want
+// without a finding, and a finding of other roots than the want names,
+// fail with the file and line.
+func TestRunTreeFails(t *testing.T) {
+	dir := filepath.Join("testdata", "tree", "bad")
+	for _, tc := range []struct{ name, want string }{
+		{"unexpected", "testdata/tree/bad/unexpected/base/cm.yaml:6:9: unexpected finding: fake col=9 nofix field=data.mode roots=. \"unquoted worse\""},
+		{"missing", "testdata/tree/bad/missing/base/cm.yaml:6: no finding met the expectation fake \"unquoted\""},
+		{"roots", "testdata/tree/bad/roots/base/cm.yaml:6:9: unexpected finding: fake col=9 nofix field=data.mode roots=. \"unquoted worse\"\n" +
+			"\texpected on this line: fake roots=base \"unquoted worse\"\n" +
+			"testdata/tree/bad/roots/base/cm.yaml:6: no finding met the expectation fake roots=base \"unquoted worse\""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &recorder{}
+			checkTree(chdirRecorder{r, t}, dir, filepath.Join(dir, tc.name), fake, options{}, false)
+			if got := strings.Join(r.errs, "\n"); got != filepath.FromSlash(tc.want) {
+				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
+			}
+		})
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 )
 
 // expectation is one wanted finding.
@@ -24,6 +26,9 @@ type expectation struct {
 	re    *regexp.Regexp
 	fix   int    // 0: either; 1: the finding must carry a fix; -1: it must not
 	field string // "": any field
+	// roots: "": any; else the finding's kustomize roots, comma-separated
+	// ("-": none, a file judged as written)
+	roots string
 	at    string // where it was written, for messages
 	met   bool
 }
@@ -42,6 +47,9 @@ func (e *expectation) String() string {
 	if e.field != "" {
 		attrs = append(attrs, "field="+e.field)
 	}
+	if e.roots != "" {
+		attrs = append(attrs, "roots="+e.roots)
+	}
 	s := e.rule
 	if len(attrs) > 0 {
 		s += " " + strings.Join(attrs, " ")
@@ -50,25 +58,36 @@ func (e *expectation) String() string {
 }
 
 // matches reports whether the finding fd (at the expectation's file and
-// line, of its rule) satisfies it.
-func (e *expectation) matches(rule, message, field string, col int, fixable bool) bool {
+// line) satisfies it.
+func (e *expectation) matches(fd analysis.Finding) bool {
 	switch {
-	case e.rule != rule, !e.re.MatchString(message):
+	case e.rule != fd.Rule, !e.re.MatchString(fd.Message):
 		return false
-	case e.col != 0 && e.col != col:
+	case e.col != 0 && e.col != fd.Column:
 		return false
-	case e.fix == 1 && !fixable, e.fix == -1 && fixable:
+	case e.fix == 1 && !fd.Fixable(), e.fix == -1 && fd.Fixable():
 		return false
-	case e.field != "" && e.field != field:
+	case e.field != "" && e.field != fd.Field:
+		return false
+	case e.roots != "" && e.roots != rootsAttr(fd.Roots):
 		return false
 	}
 	return true
 }
 
+// rootsAttr is how roots= writes a finding's roots: comma-separated, "-"
+// for none.
+func rootsAttr(roots []string) string {
+	if len(roots) == 0 {
+		return "-"
+	}
+	return strings.Join(roots, ",")
+}
+
 var ruleID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
 // parseWant reads the text after `want`: one or more expectations, each
-// `[RULE] [col=N] [fix|nofix] [field=PATH] "REGEXP"`. The rule ID is
+// `[RULE] [col=N] [fix|nofix] [field=PATH] [roots=DIR,...] "REGEXP"`. The rule ID is
 // required before the first regexp and carries over to the next ones;
 // the attributes hold for the one regexp they precede. A regexp is a Go
 // string literal, "double-quoted" or `back-quoted`.
@@ -128,10 +147,12 @@ func parseWant(text string, col int) ([]*expectation, error) {
 			next.col, pending = n, true
 		case strings.HasPrefix(tok, "field="):
 			next.field, pending = tok[len("field="):], true
+		case strings.HasPrefix(tok, "roots=") && len(tok) > len("roots="):
+			next.roots, pending = tok[len("roots="):], true
 		case ruleID.MatchString(tok):
 			rule, pending = tok, true
 		default:
-			return nil, fmt.Errorf("%q is not a rule ID, col=N, fix, nofix, field=PATH or a quoted regexp", tok)
+			return nil, fmt.Errorf("%q is not a rule ID, col=N, fix, nofix, field=PATH, roots=DIR,... or a quoted regexp", tok)
 		}
 	}
 	if pending || len(out) == 0 {

@@ -20,7 +20,7 @@ import (
 func TestFilesFixesWhatAFixUncovers(t *testing.T) {
 	for _, dry := range []bool{false, true} {
 		dir := t.TempDir()
-		src := filepath.Join("..", "..", "testdata", "render", "fix-unmasks")
+		src := filepath.Join("..", "..", "rules", "testdata", "ambiguous-scalar", "render", "fix-unmasks")
 		if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
 			t.Fatal(err)
 		}

@@ -89,7 +89,7 @@ func TestCorpusParity(t *testing.T) {
 // Flux builds) renders the same objects.
 func TestLoadRestrictorParity(t *testing.T) {
 	bin := kustomizeBinary(t)
-	tree, err := filepath.Abs("../../testdata/render/load-restrictor-none")
+	tree, err := filepath.Abs("../../rules/testdata/daemonset-replicas/render/load-restrictor-none")
 	if err != nil {
 		t.Fatal(err)
 	}
