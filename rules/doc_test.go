@@ -28,16 +28,19 @@ func TestDocsUpToDate(t *testing.T) {
 func TestRuleMetadata(t *testing.T) {
 	for _, r := range rules.All() {
 		if r.ID == "" || r.Summary == "" || r.Doc == "" {
-			t.Errorf("%q: ID, Summary and Doc are required", r.ID)
+			t.Errorf("%q: ID, Summary and Doc (rules/doc/%s.md) are required", r.ID, r.ID)
 		}
 		if strings.HasSuffix(r.Summary, ".") {
 			t.Errorf("%s: Summary ends with a period", r.ID)
+		}
+		if err := analysis.DeclarationError(r); err != nil {
+			t.Error(err)
 		}
 		if r.Check == nil && r.Cross == nil {
 			continue // reported by the engine itself (yaml-syntax, ...)
 		}
 		if r.Bad == "" || r.Good == "" {
-			t.Errorf("%s: Bad and Good examples are required", r.ID)
+			t.Errorf("%s: Bad and Good examples (rules/%s, rules/%s) are required", r.ID, rules.ExamplePath(r.ID, true), rules.ExamplePath(r.ID, false))
 		}
 	}
 }

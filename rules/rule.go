@@ -15,10 +15,13 @@ import (
 var registry = map[string]*analysis.Rule{}
 
 // Register adds a rule; rules register themselves from their own file.
+// The rule's Doc, Bad and Good come from its files under doc/ (see
+// readDoc), never from Go strings.
 func Register(r *analysis.Rule) *analysis.Rule {
 	if _, dup := registry[r.ID]; dup {
 		panic("rules: duplicate rule " + r.ID)
 	}
+	r.Doc, r.Bad, r.Good = readDoc(r.ID)
 	registry[r.ID] = r
 	return r
 }

@@ -46,58 +46,8 @@ var selectorTemplateMismatch = Register(&analysis.Rule{
 	ID:       "selector-template-mismatch",
 	Severity: analysis.Error,
 	Summary:  "A workload's selector does not select its own pod template",
-	Doc: `Deployments, ReplicaSets, StatefulSets, DaemonSets, ReplicationControllers, Jobs and
-CronJobs find their pods with spec.selector. The API server rejects a workload whose
-selector does not match its own template's labels ("selector does not match template
-labels"), so the apply fails. shipshape evaluates the selector exactly as Kubernetes
-does: matchLabels AND every matchExpressions requirement; In and Exists need the key,
-NotIn and DoesNotExist also match when the key is absent.
-
-It also reports what the API rejects about the selector itself: a missing selector on
-apps/v1 kinds, an empty selector ` + "`{}`" + ` (it would select every pod in the
-namespace), an unknown operator, In/NotIn without values, and Exists/DoesNotExist
-with values. A ReplicationController without a selector takes its template's labels
-and is fine; a Job's selector is only checked when it sets one. A requirement on a
-label whose value a tool fills in before the apply (Flux's postBuild ` + "`${VAR}`" + `,
-envsubst, ` + "`{{ }}`" + `), on either side, is not judged.
-
-There is no automatic fix: which side is wrong is a decision (a Deployment's selector
-is immutable once created).`,
-	Bad: `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: frontend
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.27
-`,
-	Good: `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.27
-`,
-	Check: checkSelectorTemplate,
+	Targets:  analysis.Objects,
+	Check:    checkSelectorTemplate,
 })
 
 func checkSelectorTemplate(p *analysis.Pass) {

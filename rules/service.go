@@ -11,32 +11,9 @@ var serviceEmptySelector = Register(&analysis.Rule{
 	ID:       "service-empty-selector",
 	Severity: analysis.Warning,
 	Summary:  "A Service has no selector and nothing else manages its endpoints",
-	Doc: `A Service without a selector (missing, or ` + "`{}`" + `) gets no endpoints from Kubernetes:
-someone must create them by hand. Usually the selector was lost in a refactor
-and the Service silently routes nowhere. shipshape stays quiet when the same run
-contains an Endpoints object of the same name and namespace, or an EndpointSlice
-labelled ` + "`kubernetes.io/service-name: <name>`" + ` in that namespace, and for
-` + "`type: ExternalName`" + ` Services, which need no endpoints.`,
-	Bad: `apiVersion: v1
-kind: Service
-metadata:
-  name: web
-spec:
-  ports:
-    - port: 80
-`,
-	Good: `apiVersion: v1
-kind: Service
-metadata:
-  name: web
-spec:
-  selector:
-    app: web
-  ports:
-    - port: 80
-`,
-	Cross: analysis.Summaries(summarizeEmptySelector, finishEmptySelector),
-	Scope: analysis.Repository,
+	Targets:  analysis.Objects,
+	Cross:    analysis.Summaries(summarizeEmptySelector, finishEmptySelector),
+	Scope:    analysis.Repository,
 })
 
 type nsName struct{ ns, name string }

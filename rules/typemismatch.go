@@ -19,72 +19,9 @@ var typeMismatch = Register(&analysis.Rule{
 	ID:       "type-mismatch",
 	Severity: analysis.Error,
 	Summary:  "A field of a built-in kind holds a value of the wrong type",
-	Doc: `The API server decodes every built-in object into its Go type and rejects a
-value of the wrong JSON type ("cannot unmarshal string into Go struct field
-DeploymentSpec.spec.replicas of type int32"): the whole apply fails. Typical
-causes are a quoted number or boolean (` + "`replicas: \"3\"`" + `, ` + "`hostNetwork: \"true\"`" + `),
-a placeholder left in a copied example (` + "`lun: <ADD LUN ID Here>`" + `, ` + "`port: eighty`" + `,
-` + "`role-arn: [YOUR_ROLE_ARN]`" + `, which YAML reads as a list),
-a single value where a list belongs (` + "`args: --verbose`" + `), and Secret ` + "`data`" + ` values
-that are not base64 (put plain text under ` + "`stringData`" + ` instead).
-
-shipshape reads values as kubectl does (YAML 1.1), and knows every field of every
-built-in kind from the Kubernetes API types. Fields that take more than one type
-are judged as the API does: ports given as IntOrString take a number or a name,
-resource quantities take a number or a string, and null is accepted everywhere.
-A document that is a bare value, or a list of objects, instead of one object is
-reported too, and so is an object of a built-in kind with metadata but no
-apiVersion (kubectl rejects it; a kustomization and a patch may leave it out). A string field given an unquoted number or boolean is reported by
-` + "`ambiguous-scalar`" + ` instead, which can fix it. Custom resources are not checked:
-their schema is not known to shipshape. In a SOPS-encrypted object (Flux decrypts
-it before the apply) the ciphertexts (` + "`ENC[AES256_GCM,…]`" + `) are not judged: their type
-is known only once decrypted. Nor are the placeholders a tool replaces before the
-apply: Flux's ` + "`${VAR}`" + `, a value that is one ` + "`{{ … }}`" + ` expression (Open Cluster
-Management's policy templates), and argocd-vault-plugin's ` + "`<path:secret/data/db#key>`" + `, or
-` + "`<key>`" + ` in an object with an ` + "`avp.kubernetes.io/path`" + ` annotation.`,
-	Bad: `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: "3"
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      hostNetwork: "false"
-      containers:
-        - name: web
-          image: nginx:1.27
-          args: --verbose
-          ports:
-            - containerPort: eighty
-`,
-	Good: `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 3
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      hostNetwork: false
-      containers:
-        - name: web
-          image: nginx:1.27
-          args: [--verbose]
-          ports:
-            - containerPort: 80
-`,
-	ValueLevel: true,
-	Visit:      visitTypes,
-	Check:      analysis.WalkAlone(visitTypes),
+	Targets:  analysis.Objects | analysis.Patches,
+	Visit:    visitTypes,
+	Check:    analysis.WalkAlone(visitTypes),
 	// Documents that are a bare value, a list of objects or an object
 	// without apiVersion: kubectl wants an object per document.
 	CheckFile: func(p *analysis.FilePass) {
