@@ -2,12 +2,13 @@ package rules_test
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/analysistest"
 	"github.com/shipshape-dev/shipshape/internal/engine"
-	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/rules"
 )
 
@@ -45,34 +46,17 @@ func TestRuleMetadata(t *testing.T) {
 	}
 }
 
-// TestExamples checks that each rule's Bad example fires the rule and its
-// Good example does not: the docs cannot drift from the behaviour.
+// TestExamples lints each rule's examples, rules/doc/<id>/bad.yaml and
+// good.yaml, as fixtures: the rule's findings on bad.yaml are exactly those
+// its `# want` comments say, and good.yaml has none. The docs cannot drift
+// from the behaviour.
 func TestExamples(t *testing.T) {
 	for _, r := range rules.All() {
-		if r.Bad == "" || r.Check == nil && r.Cross == nil {
+		if r.Check == nil && r.Cross == nil && r.Visit == nil {
 			continue
 		}
 		t.Run(r.ID, func(t *testing.T) {
-			eng, err := engine.New(rules.All(), nil, nil, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			count := func(src string) int {
-				f := manifest.Parse("example.yaml", []byte(src), manifest.Context{})
-				n := 0
-				for _, fd := range eng.LintObjects(f.Objects) {
-					if fd.Rule == r.ID {
-						n++
-					}
-				}
-				return n
-			}
-			if count(r.Bad) == 0 {
-				t.Errorf("Bad example does not fire %s", r.ID)
-			}
-			if n := count(r.Good); n != 0 {
-				t.Errorf("Good example fires %s %d times", r.ID, n)
-			}
+			analysistest.Run(t, filepath.Join("doc", r.ID), r)
 		})
 	}
 }

@@ -168,7 +168,7 @@ var lwsUnsafeRecreate = Register(&analysis.Rule{
 	Targets:  analysis.Objects,
 	Settings: []analysis.Setting{{
 		Name:    "lws.version",
-		Default: "unknown",
+		Default: "unset (any release)",
 		Doc:     "the LeaderWorkerSet release that runs (v0.8.1): the message says what that release does on a recreate (kubernetes-sigs/lws#732) and how to recreate it safely",
 	}},
 	Check: checkUnsafeRecreate,

@@ -26,7 +26,7 @@ func Markdown(r *Rule) string {
 		fmt.Fprintf(&b, "- Judges: %s\n", r.Targets)
 	}
 	for _, s := range r.Settings {
-		fmt.Fprintf(&b, "- Setting `%s` (default %s): %s\n", s.Name, s.Default, s.Doc)
+		fmt.Fprintf(&b, "- Setting `%s` (default: %s): %s\n", s.Name, s.Default, s.Doc)
 	}
 	body, rest, _ := strings.Cut(strings.TrimSpace(r.Doc), notReported)
 	fmt.Fprintf(&b, "\n%s\n", strings.TrimSpace(body))
