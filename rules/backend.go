@@ -47,9 +47,9 @@ func summarizeBackends(p *analysis.Pass) (backendSummary, bool) {
 	obj := p.Object
 	s := backendSummary{ns: obj.EffectiveNamespace()}
 	switch {
-	case obj.Kind == "Service" && obj.APIVersion == "v1":
+	case isService(obj):
 		spec := manifest.MapGet(obj.Node, "spec")
-		r := &serviceReferent{name: obj.Name, externalName: manifest.ScalarValue(manifest.MapGet(spec, "type")) == "ExternalName"}
+		r := &serviceReferent{name: obj.Name, externalName: isExternalName(spec)}
 		for _, port := range items(manifest.MapGet(spec, "ports")) {
 			for _, k := range []string{"port", "name"} {
 				if n := manifest.MapGet(port, k); n != nil {

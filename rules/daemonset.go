@@ -18,10 +18,6 @@ func nodeAgent(spec string) string {
 		"    spec:\n      containers:\n        - name: agent\n          image: example/agent:1.0\n"
 }
 
-func isDaemonSet(obj *manifest.Object) bool {
-	return obj.Kind == "DaemonSet" && (obj.Group() == "apps" || obj.Group() == "extensions")
-}
-
 var daemonSetReplicas = Register(&analysis.Rule{
 	ID:       "daemonset-replicas",
 	Severity: analysis.Error,

@@ -56,7 +56,7 @@ func summarizeHPATarget(p *analysis.Pass) (hpaTargetSummary, bool) {
 	obj := p.Object
 	s := hpaTargetSummary{ns: obj.EffectiveNamespace()}
 	switch {
-	case obj.Kind == "HorizontalPodAutoscaler" && obj.Group() == "autoscaling":
+	case isHPA(obj):
 		ref := manifest.Path(obj.Node, "spec", "scaleTargetRef")
 		kind := manifest.ScalarValue(manifest.MapGet(ref, "kind"))
 		group := manifest.Resource{APIVersion: manifest.ScalarValue(manifest.MapGet(ref, "apiVersion"))}.Group()

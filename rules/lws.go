@@ -51,16 +51,6 @@ func lwsObjectName(obj *manifest.Object) string {
 	return obj.Namespace + "/" + obj.Name
 }
 
-// nameNode is the node findings about a whole object point at: its
-// metadata.name value, else its kind.
-func nameNode(obj *manifest.Object) *yaml.Node {
-	if n := manifest.Path(obj.Node, "metadata", "name"); n != nil {
-		return n
-	}
-	_, k := manifest.MapEntry(obj.Node, "kind")
-	return k
-}
-
 var lwsInvalidName = Register(&analysis.Rule{
 	ID:       "lws-invalid-name",
 	Severity: analysis.Error,
@@ -124,7 +114,7 @@ func summarizeShadow(p *analysis.Pass) (shadowSummary, bool) {
 	case isLWS(obj) && obj.Name != "":
 		policy := manifest.ScalarValue(manifest.Path(obj.Node, "spec", "networkConfig", "subdomainPolicy"))
 		return shadowSummary{ns: ns, name: obj.Name, lws: true, policy: policy}, true
-	case obj.Kind == "Service" && obj.APIVersion == "v1" && obj.Name != "":
+	case isService(obj) && obj.Name != "":
 		return shadowSummary{ns: ns, name: obj.Name, finding: p.Finding(nameNode(obj), "metadata.name", nil, "")}, true
 	}
 	return shadowSummary{}, false

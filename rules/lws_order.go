@@ -210,11 +210,11 @@ func summarizeOrder(p *analysis.Pass) (orderSummary, bool) {
 	case obj.APIVersion == "v1" && (obj.Kind == "ConfigMap" || obj.Kind == "Secret" || obj.Kind == "ServiceAccount" || obj.Kind == "PersistentVolumeClaim"):
 		m := newOrderMember(p, annNode)
 		s.dep, s.depKey = &m, depKey{obj.Kind, ns, obj.Name}
-	case obj.APIVersion == "v1" && obj.Kind == "Service" && followers:
+	case isService(obj) && followers:
 		if sel := serviceSelector(obj); len(sel) > 0 {
 			s.svc = &svcEntry{orderMember: newOrderMember(p, annNode), sel: sel}
 		}
-	case obj.Kind == "HorizontalPodAutoscaler" && obj.Group() == "autoscaling" && followers:
+	case isHPA(obj) && followers:
 		if target, ok := scaledLWS(obj); ok {
 			s.hpa = &hpaEntry{newOrderMember(p, annNode), target}
 		}
@@ -407,7 +407,7 @@ func finishOrderApp(p *analysis.CrossPass, app analysis.AppID, ss []*orderSummar
 // Service without a selector (kustomize's labels alone select no LWS pod).
 func serviceSelector(obj *manifest.Object) map[string]string {
 	spec := manifest.MapGet(obj.Node, "spec")
-	if manifest.ScalarValue(manifest.MapGet(spec, "type")) == "ExternalName" {
+	if isExternalName(spec) {
 		return nil
 	}
 	sel := selector.Labels(manifest.MapGet(spec, "selector"))

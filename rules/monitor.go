@@ -35,7 +35,7 @@ func summarizeMonitor(p *analysis.Pass) (monitorSummary, bool) {
 	obj := p.Object
 	s := monitorSummary{servicePodsSummary: servicePodsSummary{ns: obj.EffectiveNamespace()}}
 	switch {
-	case obj.Kind == "Service" && obj.APIVersion == "v1":
+	case isService(obj):
 		labels := selector.Labels(manifest.Path(obj.Node, "metadata", "labels"))
 		if labels == nil {
 			labels = map[string]string{}

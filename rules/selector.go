@@ -2,7 +2,6 @@ package rules
 
 import (
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -137,16 +136,6 @@ func isAmbiguousPlain(n *yaml.Node) bool {
 	return ok && v.Kind != yaml11.Null
 }
 
-// isPlaceholder reports a value a tool fills in before the apply: an
-// envsubst or Flux variable (${VAR}), or a Go template's field
-// ({{.Replica}}: kube-burner, in a plain value the file still parses
-// with).
-func isPlaceholder(n *yaml.Node) bool {
-	return n != nil && n.Kind == yaml.ScalarNode && placeholder(n.Value)
-}
-
-func placeholder(s string) bool { return strings.Contains(s, "${") || strings.Contains(s, "{{") }
-
 // known is sel without the requirements a placeholder makes unknown (in
 // its values, or in the value the template gives its key): what is
 // applied may satisfy them.
@@ -167,14 +156,9 @@ func formatLabels(l map[string]string) string {
 	if len(l) == 0 {
 		return "{} (none)"
 	}
-	keys := make([]string, 0, len(l))
-	for k := range l {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var b strings.Builder
 	b.WriteString("{")
-	for i, k := range keys {
+	for i, k := range sortedKeys(l) {
 		if i > 0 {
 			b.WriteString(", ")
 		}

@@ -16,14 +16,6 @@ var serviceEmptySelector = Register(&analysis.Rule{
 	Scope:    analysis.Repository,
 })
 
-type nsName struct{ ns, name string }
-
-// appNS is a namespace of one application.
-type appNS struct {
-	app analysis.AppID
-	ns  string
-}
-
 // emptySelectorSummary is a Service without a selector (finding set), or
 // the name of the Service an Endpoints or EndpointSlice serves (managed).
 type emptySelectorSummary struct {
@@ -42,10 +34,10 @@ func summarizeEmptySelector(p *analysis.Pass) (emptySelectorSummary, bool) {
 		if svc := manifest.ScalarValue(manifest.Path(obj.Node, "metadata", "labels", "kubernetes.io/service-name")); svc != "" {
 			return emptySelectorSummary{key: nsName{ns, svc}, managed: true}, true
 		}
-	case obj.Kind == "Service" && obj.APIVersion == "v1":
+	case isService(obj):
 		specKey, spec := manifest.MapEntry(obj.Node, "spec")
 		// kustomize's commonLabels create the selector.
-		if manifest.ScalarValue(manifest.MapGet(spec, "type")) == "ExternalName" || len(obj.SelectorLabels) > 0 {
+		if isExternalName(spec) || len(obj.SelectorLabels) > 0 {
 			break
 		}
 		selKey, sel := manifest.MapEntry(spec, "selector")

@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -56,10 +55,10 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 	obj := p.Object
 	s := servicePodsSummary{ns: obj.EffectiveNamespace()}
 	switch {
-	case obj.Kind == "Service" && obj.APIVersion == "v1":
+	case isService(obj):
 		spec := manifest.MapGet(obj.Node, "spec")
 		sel := manifest.MapGet(spec, "selector")
-		if manifest.ScalarValue(manifest.MapGet(spec, "type")) == "ExternalName" || sel == nil || sel.Kind != yaml.MappingNode {
+		if isExternalName(spec) || sel == nil || sel.Kind != yaml.MappingNode {
 			return s, false
 		}
 		svc := &selectingService{name: obj.Name, selector: map[string]string{}, explicitNS: obj.Namespace != ""}
@@ -268,27 +267,9 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 	return f, true
 }
 
-// labelList writes labels as app=rng, active=yes, in key order.
-func labelList(m map[string]string) string {
-	var parts []string
-	for _, k := range sortedKeys(m) {
-		parts = append(parts, k+"="+m[k])
-	}
-	return strings.Join(parts, ", ")
-}
-
 // entryAt is where a selector entry is written.
 type entryAt struct {
 	key          string
 	line, column int
 	field        string // dotted path of the entry in its object
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
