@@ -70,3 +70,22 @@ func TestLWSDocTables(t *testing.T) {
 		}
 	}
 }
+
+// TestSettingsDocumented keeps docs/configuration.md's table of rule
+// settings in step with the settings the rules declare.
+func TestSettingsDocumented(t *testing.T) {
+	conf, err := os.ReadFile("../docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rules.All() {
+		for _, s := range r.Settings {
+			if s.Name == "" || s.Default == "" || s.Doc == "" {
+				t.Errorf("%s: setting %q needs Name, Default and Doc", r.ID, s.Name)
+			}
+			if !strings.Contains(string(conf), "| `"+s.Name+"` |") {
+				t.Errorf("%s: setting %s is not in docs/configuration.md's table of rule settings", r.ID, s.Name)
+			}
+		}
+	}
+}
