@@ -2,7 +2,6 @@ package rules
 
 import (
 	"embed"
-	"io/fs"
 	"path"
 	"regexp"
 )
@@ -16,11 +15,8 @@ import (
 //go:embed doc
 var docs embed.FS
 
-// DocFiles are the rules' documentation files, for tests that lint the
-// examples as files.
-func DocFiles() fs.FS { return docs }
-
-// ExamplePath is the path in DocFiles of rule id's bad or good example.
+// ExamplePath is the path, in this directory, of rule id's bad or good
+// example.
 func ExamplePath(id string, bad bool) string {
 	name := "good.yaml"
 	if bad {

@@ -37,6 +37,9 @@ func TestRuleMetadata(t *testing.T) {
 		if err := analysis.DeclarationError(r); err != nil {
 			t.Error(err)
 		}
+		if strings.Contains(r.Bad+r.Good, "# want") {
+			t.Errorf("%s: the examples shown keep a # want comment", r.ID)
+		}
 		if r.Check == nil && r.Cross == nil {
 			continue // reported by the engine itself (yaml-syntax, ...)
 		}
