@@ -21,6 +21,9 @@ func Register(r *analysis.Rule) *analysis.Rule {
 	if _, dup := registry[r.ID]; dup {
 		panic("rules: duplicate rule " + r.ID)
 	}
+	if r.Doc != "" || r.Bad != "" || r.Good != "" {
+		panic("rules: " + r.ID + " sets Doc, Bad or Good in Go; they are read from rules/doc/" + r.ID + ".md and rules/doc/" + r.ID + "/")
+	}
 	r.Doc, r.Bad, r.Good = readDoc(r.ID)
 	registry[r.ID] = r
 	return r
