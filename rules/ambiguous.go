@@ -19,111 +19,11 @@ var ambiguousScalar = Register(&analysis.Rule{
 	ID:       "ambiguous-scalar",
 	Severity: analysis.Error,
 	Summary:  "An unquoted value in a string field is read by kubectl as a bool, number or null",
-	Doc: `kubectl and the Kubernetes API machinery decode manifests as YAML 1.1, where an
-unquoted ` + "`yes`, `no`, `on`, `off`, `y`, `n`, `true`" + ` (any spelling) is a boolean,
-` + "`1.10`" + ` is the number 1.1, ` + "`0755`" + ` is the octal number 493, ` + "`1e3`" + ` is 1000 and ` + "`~`" + ` is null.
-Editors and most YAML 1.2 tools read the same text as strings, so the manifest looks
-right and is not: the API server rejects a bool where it expects a string (labels,
-annotations, env values), or silently keeps the changed text (` + "`1.10`" + ` becomes
-` + "`1.1`" + ` in a ConfigMap).
-
-shipshape knows which fields are strings: metadata labels and annotations of every
-object and template, label selectors, pod template fields (nodeSelector, container
-args, command, env values, ...) including pod templates inside LeaderWorkerSets,
-Service selectors, ConfigMap data, Secret stringData, every other string field
-of a built-in kind, from the Kubernetes API types, and a Flux Kustomization's
-` + "`spec.postBuild.substitute`" + `, ` + "`spec.commonMetadata`" + ` labels and annotations,
-` + "`spec.images`" + ` and ` + "`targetNamespace`" + `, ` + "`namePrefix`" + ` and ` + "`nameSuffix`" + ` (the API server
-refuses a Kustomization whose value there is a number or a boolean, and the sync stops). Integer and boolean fields, and
-fields that accept numbers by design (ports given as IntOrString, resource
-quantities such as ` + "`cpu: 0.5`" + `) are never reported. A null written as nothing (` + "`key:`" + `) only
-counts inside string maps and lists, where it deletes or blanks the entry, and has no
-fix (whether "" or no entry is meant is the author's call); the word ` + "`null`" + ` and its
-short form ` + "`~`" + ` are not reported (they are written on purpose, and quoting ` + "`~`" + ` would
-set the text ` + "`~`" + `, no valid label), nor is any null in a kustomize patch, where it is
-the strategic-merge directive that deletes the key. In a field that holds base64
-(a Secret's ` + "`data`" + `, a ConfigMap's ` + "`binaryData`" + `) there is no quoting fix either: quoted,
-` + "`1234`" + ` is read as base64 and decodes to other bytes the API accepts; the finding gives
-the encoded text, or the field to move it to (` + "`stringData`, `data`" + `).
-
-An explicit tag decides the type whatever the quoting: ` + "`!!int \"3\"`" + ` is the number 3
-and ` + "`!!bool \"yes\"`" + ` is true for kubectl, while ` + "`!!str 3`" + ` is a string. An alias is
-the value its anchor names: ` + "`*port`" + ` after ` + "`&port 8080`" + ` is the number 8080 wherever the
-anchor stands, and is reported at the alias.
-
-In a kustomize tree each file is judged as kustomize reads it: a base with YAML 1.2
-(` + "`yes`" + ` stays a string, ` + "`1.10`" + ` is the number 1.1, and a date ` + "`2024-01-01`" + `, which
-kubectl keeps as written, a timestamp written back as "2024-01-01T00:00:00Z"), except an
-object's own annotations, which kustomize writes back as the text read (` + "`1.10`" + ` stays "1.10"). A
-value kustomize keeps is reported in a base as a warning (it is wrong only where the
-file is applied as written). A strategic-merge patch file is judged where kustomize
-merges it, in the rendered object (a quoted value in the base keeps a plain ` + "`true`" + `
-of the patch a string), and reported at the patch. What a JSON patch (read as YAML
-1.1) or a patch written inline in a kustomization leaves in a string field of the
-rendered object, a bare number or boolean, is reported at the op or the line of the inline patch that sets it; so is
-an annotation a JSON-patch op sets, which kustomize writes back as the text of what
-it read (` + "`1.20`" + ` becomes "1.2", ` + "`0755`" + ` "493"): a string the API server takes, not the one
-the patch shows.
-A kustomization itself kustomize reads as YAML 1.1 into its own Go types: a boolean
-or a number in any of its string fields (` + "`commonLabels`, `labels[].pairs`, `namespace`," + `
-` + "`images[].newTag`, `patches[].target.name`, `helmCharts[].version`" + `, ...) makes it reject
-the kustomization (integer and boolean fields such as ` + "`replicas[].count`" + `, and helm
-values, are not judged), with or without its apiVersion and kind, which kustomize fills in.
-
-The fix double-quotes the value, keeping the text you wrote (in a JSON-patch file,
-the op's value; a patch inline in a kustomization is left to you, and so is a
-generator's literal, which must be KEY=VALUE). A tagged value is reported without
-a fix: remove the tag. An anchored value is quoted only when every use of it (the
-anchor and each alias) is a string field, since quoting it changes them all;
-otherwise write the string in place of the alias.`,
-	Bad: `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  labels:
-    active: yes
-spec:
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.27
-          args: [--debug, true]
-          env:
-            - name: VERSION
-              value: 1.10
-`,
-	Good: `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  labels:
-    active: "yes"
-spec:
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.27
-          args: [--debug, "true"]
-          env:
-            - name: VERSION
-              value: "1.10"
-`,
-	Fixable:    true,
-	ValueLevel: true,
-	Source:     true,
-	Visit:      visitAmbiguous,
-	Check:      analysis.WalkAlone(visitAmbiguous),
-	Rendered:   visitRendered,
+	Targets:  analysis.SourceFiles | analysis.Patches | analysis.RenderedValues,
+	Fixable:  true,
+	Visit:    visitAmbiguous,
+	Check:    analysis.WalkAlone(visitAmbiguous),
+	Rendered: visitRendered,
 })
 
 // visitRendered judges a rendered object's string fields for what a

@@ -15,94 +15,9 @@ var backendNoService = Register(&analysis.Rule{
 	ID:       "backend-no-service",
 	Severity: analysis.Warning,
 	Summary:  "An Ingress or Gateway API route sends traffic to a Service, or a Service port, that does not exist",
-	Doc: `An Ingress backend (` + "`service.name`" + ` and ` + "`service.port`" + `, or ` + "`serviceName`" + ` and
-` + "`servicePort`" + ` in the beta APIs) and a Gateway API HTTPRoute or GRPCRoute
-` + "`backendRef`" + ` name a Service, and a port of it, in the route's namespace (or the
-` + "`backendRef`" + `'s). When there is no such Service, or it has no such port, the
-controller answers 503 (ingress-nginx's default backend, a Gateway's
-` + "`ResolvedRefs: False`" + `): the path is published and serves nothing. The usual
-cause is a Service renamed, or a port renamed or renumbered, without the route.
-
-The Services are those of the rendered objects of the whole repository in the
-backend's namespace. The finding points at the backend's name (a missing Service,
-naming the Service of the application it was meant for) or port (a missing port,
-naming the ports the Service has).
-
-Not reported:
-
-- a backend naming a Service that is in none of the repository's files, unless the
-  route's application has, in that namespace, a Service it was evidently meant for:
-  one typing slip away, or the name behind a dash-joined prefix (a kustomize
-  ` + "`namePrefix`" + `, which kustomize does not carry to a Gateway API ` + "`backendRef`" + `:
-  kubernetes-sigs/kustomize#5208 was closed unmerged). A Service of another install
-  (a Helm release, the cluster's dashboard, an operator's ` + "`prometheus-operated`" + `)
-  may have any name;
-- the port of a Service of ` + "`type: ExternalName`" + `, of a Service whose ports are
-  filled in by a tool, or of a Service one of whose copies (another application's)
-  has the port: the route's application may be applied with either;
-- a backend without a port (a route that names none gets the Service's only port,
-  or is refused by the API server);
-- a backend that is not a Service (an Ingress ` + "`resource`" + ` backend, a ` + "`backendRef`" + `
-  of another group or kind);
-- a route in an application with a file skipped as a template or a kustomize root
-  that did not render: its objects are unknown;
-- a name or port a tool fills in before the apply (` + "`${VAR}`" + `, ` + "`{{ }}`" + `).`,
-	Bad: `apiVersion: v1
-kind: Service
-metadata:
-  name: web
-spec:
-  selector: {app: web}
-  ports:
-    - name: http
-      port: 80
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata:
-  name: web
-spec:
-  rules:
-    - host: web.example.com
-      http:
-        paths:
-          - path: /
-            pathType: Prefix
-            backend:
-              service:
-                name: web
-                port:
-                  number: 8080
-`,
-	Good: `apiVersion: v1
-kind: Service
-metadata:
-  name: web
-spec:
-  selector: {app: web}
-  ports:
-    - name: http
-      port: 80
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata:
-  name: web
-spec:
-  rules:
-    - host: web.example.com
-      http:
-        paths:
-          - path: /
-            pathType: Prefix
-            backend:
-              service:
-                name: web
-                port:
-                  number: 80
-`,
-	Cross: analysis.Summaries(summarizeBackends, finishBackends),
-	Scope: analysis.Repository,
+	Targets:  analysis.Objects,
+	Cross:    analysis.Summaries(summarizeBackends, finishBackends),
+	Scope:    analysis.Repository,
 })
 
 // backendSummary is a route's backends or a Service's ports.
@@ -132,9 +47,9 @@ func summarizeBackends(p *analysis.Pass) (backendSummary, bool) {
 	obj := p.Object
 	s := backendSummary{ns: obj.EffectiveNamespace()}
 	switch {
-	case obj.Kind == "Service" && obj.APIVersion == "v1":
+	case isService(obj):
 		spec := manifest.MapGet(obj.Node, "spec")
-		r := &serviceReferent{name: obj.Name, externalName: manifest.ScalarValue(manifest.MapGet(spec, "type")) == "ExternalName"}
+		r := &serviceReferent{name: obj.Name, externalName: isExternalName(spec)}
 		for _, port := range items(manifest.MapGet(spec, "ports")) {
 			for _, k := range []string{"port", "name"} {
 				if n := manifest.MapGet(port, k); n != nil {

@@ -10,41 +10,16 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 )
 
-// nodeAgent is the DaemonSet of the rules' examples, with spec lines (each
-// indented two spaces, ending in a newline) before its selector.
-func nodeAgent(spec string) string {
-	return "apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: node-agent\nspec:\n" + spec +
-		"  selector:\n    matchLabels: {app: node-agent}\n  template:\n    metadata:\n      labels: {app: node-agent}\n" +
-		"    spec:\n      containers:\n        - name: agent\n          image: example/agent:1.0\n"
-}
-
-func isDaemonSet(obj *manifest.Object) bool {
-	return obj.Kind == "DaemonSet" && (obj.Group() == "apps" || obj.Group() == "extensions")
-}
-
 var daemonSetReplicas = Register(&analysis.Rule{
 	ID:       "daemonset-replicas",
 	Severity: analysis.Error,
 	Summary:  "A DaemonSet sets spec.replicas",
-	Doc: `A DaemonSet runs one pod on every eligible node; it has no replica count.
-The field is usually left over from a Deployment turned into a DaemonSet.
-kubectl's strict field validation rejects the manifest (unknown field
-"spec.replicas"), and with validation off the value is silently dropped, so the
-number in git never means anything. The fix removes the entry, with its comments.
-
-A kustomize patch whose own kind is DaemonSet is judged as written where its
-root does not render (a remote base): whatever it is merged into is a DaemonSet.
-Where the patch's ` + "`spec`" + ` holds nothing else, the fix removes ` + "`spec`" + ` too
-rather than leave ` + "`spec: {}`" + `.`,
-	Bad: nodeAgent(`  replicas: 3
-`),
-	Good:    nodeAgent(""),
-	Fixable: true,
+	Targets:  analysis.Objects | analysis.Patches,
+	Fixable:  true,
 	// A patch whose own kind is DaemonSet is judged too: where its root
 	// renders, the rendered DaemonSet is (patches are only read as
 	// sources there); where it does not (a remote base), the patch is all
 	// there is to judge, and the field is wrong whatever it patches.
-	ValueLevel: true,
 	Check: func(p *analysis.Pass) {
 		if !isDaemonSet(p.Object) {
 			return
@@ -61,34 +36,9 @@ var daemonSetDeploymentField = Register(&analysis.Rule{
 	ID:       "daemonset-deployment-field",
 	Severity: analysis.Error,
 	Summary:  "A DaemonSet has Deployment-only fields (strategy, progressDeadlineSeconds, paused)",
-	Doc: `When a Deployment manifest is turned into a DaemonSet, fields that only
-Deployments have are easily left behind. kubectl rejects them as unknown fields:
-
-- ` + "`spec.strategy`" + `: the DaemonSet field is ` + "`spec.updateStrategy`" + ` (types RollingUpdate
-  and OnDelete). A RollingUpdate strategy becomes updateStrategy with its
-  rollingUpdate settings kept (maxSurge and maxUnavailable exist on both), but
-  for a maxSurge the DaemonSet cannot take (see daemonset-max-surge), which the
-  fix removes; ` + "`type: Recreate`" + ` has no DaemonSet equivalent and is left for you
-  to decide.
-- ` + "`spec.progressDeadlineSeconds`" + ` and ` + "`spec.paused`" + `: DaemonSets have neither. The fix removes them
-  (and, in a kustomize patch whose ` + "`spec`" + ` holds nothing else, ` + "`spec`" + ` with it).
-
-A kustomize patch whose own kind is DaemonSet is judged as written where its root
-does not render (a remote base).`,
-	Bad: nodeAgent(`  progressDeadlineSeconds: 600
-  strategy:
-    type: RollingUpdate
-    rollingUpdate:
-      maxUnavailable: 1
-`),
-	Good: nodeAgent(`  updateStrategy:
-    type: RollingUpdate
-    rollingUpdate:
-      maxUnavailable: 1
-`),
-	Fixable: true,
+	Targets:  analysis.Objects | analysis.Patches,
+	Fixable:  true,
 	// A patch whose own kind is DaemonSet too: see daemonset-replicas.
-	ValueLevel: true,
 	Check: func(p *analysis.Pass) {
 		if !isDaemonSet(p.Object) {
 			return
@@ -115,24 +65,8 @@ var daemonSetMaxSurge = Register(&analysis.Rule{
 	ID:       "daemonset-max-surge",
 	Severity: analysis.Error,
 	Summary:  "A DaemonSet's rolling update sets maxSurge beside a non-zero maxUnavailable",
-	Doc: `A DaemonSet's rolling update either surges (starts the new pod on a node
-before the old one stops) or lets pods go unavailable, not both: the API server
-rejects a non-zero ` + "`maxSurge`" + ` unless ` + "`maxUnavailable`" + ` is 0, and an unset
-` + "`maxUnavailable`" + ` defaults to 1. A Deployment's rolling update (` + "`maxSurge: 25%`" + `,
-` + "`maxUnavailable: 25%`" + `) copied into a DaemonSet is the usual cause. The fix removes
-` + "`maxSurge`" + `, the classic DaemonSet update; to surge instead, set ` + "`maxUnavailable: 0`" + `.`,
-	Bad: nodeAgent(`  updateStrategy:
-    type: RollingUpdate
-    rollingUpdate:
-      maxSurge: 25%
-      maxUnavailable: 25%
-`),
-	Good: nodeAgent(`  updateStrategy:
-    type: RollingUpdate
-    rollingUpdate:
-      maxUnavailable: 25%
-`),
-	Fixable: true,
+	Targets:  analysis.Objects,
+	Fixable:  true,
 	Check: func(p *analysis.Pass) {
 		if !isDaemonSet(p.Object) {
 			return

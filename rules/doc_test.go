@@ -2,12 +2,13 @@ package rules_test
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/analysistest"
 	"github.com/shipshape-dev/shipshape/internal/engine"
-	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/rules"
 )
 
@@ -28,48 +29,37 @@ func TestDocsUpToDate(t *testing.T) {
 func TestRuleMetadata(t *testing.T) {
 	for _, r := range rules.All() {
 		if r.ID == "" || r.Summary == "" || r.Doc == "" {
-			t.Errorf("%q: ID, Summary and Doc are required", r.ID)
+			t.Errorf("%q: ID, Summary and Doc (rules/doc/%s.md) are required", r.ID, r.ID)
 		}
 		if strings.HasSuffix(r.Summary, ".") {
 			t.Errorf("%s: Summary ends with a period", r.ID)
+		}
+		if err := analysis.DeclarationError(r); err != nil {
+			t.Error(err)
+		}
+		if strings.Contains(r.Bad+r.Good, "# want") {
+			t.Errorf("%s: the examples shown keep a # want comment", r.ID)
 		}
 		if r.Check == nil && r.Cross == nil {
 			continue // reported by the engine itself (yaml-syntax, ...)
 		}
 		if r.Bad == "" || r.Good == "" {
-			t.Errorf("%s: Bad and Good examples are required", r.ID)
+			t.Errorf("%s: Bad and Good examples (rules/%s, rules/%s) are required", r.ID, rules.ExamplePath(r.ID, true), rules.ExamplePath(r.ID, false))
 		}
 	}
 }
 
-// TestExamples checks that each rule's Bad example fires the rule and its
-// Good example does not: the docs cannot drift from the behaviour.
+// TestExamples lints each rule's examples, rules/doc/<id>/bad.yaml and
+// good.yaml, as fixtures: the rule's findings on bad.yaml are exactly those
+// its `# want` comments say, and good.yaml has none. The docs cannot drift
+// from the behaviour.
 func TestExamples(t *testing.T) {
 	for _, r := range rules.All() {
-		if r.Bad == "" || r.Check == nil && r.Cross == nil {
+		if r.Check == nil && r.Cross == nil && r.Visit == nil {
 			continue
 		}
 		t.Run(r.ID, func(t *testing.T) {
-			eng, err := engine.New(rules.All(), nil, nil, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			count := func(src string) int {
-				f := manifest.Parse("example.yaml", []byte(src), manifest.Context{})
-				n := 0
-				for _, fd := range eng.LintObjects(f.Objects) {
-					if fd.Rule == r.ID {
-						n++
-					}
-				}
-				return n
-			}
-			if count(r.Bad) == 0 {
-				t.Errorf("Bad example does not fire %s", r.ID)
-			}
-			if n := count(r.Good); n != 0 {
-				t.Errorf("Good example fires %s %d times", r.ID, n)
-			}
+			analysistest.Run(t, filepath.Join("doc", r.ID), r)
 		})
 	}
 }
@@ -80,6 +70,25 @@ func TestLWSDocTables(t *testing.T) {
 	for _, id := range []string{"lws-recreate-order", "lws-unsafe-recreate"} {
 		if !strings.Contains(analysis.Markdown(rules.Get(id)), "| ") {
 			t.Errorf("%s: the documentation lacks the engine table", id)
+		}
+	}
+}
+
+// TestSettingsDocumented keeps docs/configuration.md's table of rule
+// settings in step with the settings the rules declare.
+func TestSettingsDocumented(t *testing.T) {
+	conf, err := os.ReadFile("../docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rules.All() {
+		for _, s := range r.Settings {
+			if s.Name == "" || s.Default == "" || s.Doc == "" {
+				t.Errorf("%s: setting %q needs Name, Default and Doc", r.ID, s.Name)
+			}
+			if !strings.Contains(string(conf), "| `"+s.Name+"` |") {
+				t.Errorf("%s: setting %s is not in docs/configuration.md's table of rule settings", r.ID, s.Name)
+			}
 		}
 	}
 }

@@ -14,44 +14,9 @@ var duplicateKey = Register(&analysis.Rule{
 	ID:       "duplicate-key",
 	Severity: analysis.Error,
 	Summary:  "A mapping has the same key twice",
-	Doc: `YAML forbids a key appearing twice in one mapping. kustomize rejects the document
-("mapping key already defined"), so in a file a kustomize root reads it is an error:
-the root fails to build in Argo CD, Flux and ` + "`kubectl apply -k`" + `. kubectl (v1.32)
-accepts it and silently keeps the last value, so in a file applied as written it is a
-warning: the first value, the one a reviewer reads, is not what is applied. So is a
-key twice in a kustomization: kustomize reads it as kubectl reads a manifest and keeps
-the last value; and in a strategic-merge patch, where kustomize merges the first
-value and ignores the second.
-
-Keys are compared as kubectl reads them (YAML 1.1, then JSON): ` + "`on`" + ` and ` + "`true`" + `
-are the same key, and so are ` + "`1`" + ` and ` + "`\"1\"`" + `. The finding points at the second
-key. A document whose top-level ` + "`apiVersion`" + ` or ` + "`kind`" + ` repeats is two objects
-without a ` + "`---`" + ` between them: one finding, where the second starts, names the object
-that is lost, and the rules judge the object kubectl reads (the last value of each
-key). There is no automatic fix: which value is
-meant is a decision. This rule checks every object, custom resources and kustomize
-patches included; YAML merge keys (` + "`<<`" + `) are not duplicates.`,
-	Bad: `apiVersion: v1
-kind: Secret
-metadata:
-  name: admin
-type: kubernetes.io/quobyte
-data:
-  user: YWRtaW4=
-type: Opaque
-`,
-	Good: `apiVersion: v1
-kind: Secret
-metadata:
-  name: admin
-type: kubernetes.io/quobyte
-data:
-  user: YWRtaW4=
-`,
-	ValueLevel: true,
-	Source:     true,
-	Visit:      visitDuplicates,
-	Check:      analysis.WalkAlone(visitDuplicates),
+	Targets:  analysis.SourceFiles | analysis.Patches,
+	Visit:    visitDuplicates,
+	Check:    analysis.WalkAlone(visitDuplicates),
 })
 
 // visitDuplicates looks at every mapping of the object, typed or not.

@@ -11,89 +11,9 @@ var hpaNoTarget = Register(&analysis.Rule{
 	ID:       "hpa-no-target",
 	Severity: analysis.Warning,
 	Summary:  "A HorizontalPodAutoscaler's scaleTargetRef names no workload in its namespace",
-	Doc: `A HorizontalPodAutoscaler scales the object its ` + "`spec.scaleTargetRef`" + ` names
-(kind and name) in its own namespace. When there is none, the autoscaler reports
-` + "`FailedGetScale`" + ` in its status and scales nothing: the workload keeps the replicas
-it was applied with under any load. The usual cause is a workload renamed (by hand,
-or by a ` + "`namePrefix`" + ` that kustomize does not carry to a reference of a kind it does
-not know) or the wrong kind (a Deployment made a StatefulSet).
-
-The targets are the workloads of the rendered objects of the whole repository in
-the autoscaler's namespace; the finding points at ` + "`scaleTargetRef.name`" + ` and names
-a workload of the application whose name is one typing slip away, or that has the
-name under another kind.
-
-Not reported:
-
-- a target of a kind that is not a built-in scalable workload (Deployment,
-  StatefulSet, ReplicaSet, ReplicationController) or a known custom resource with a
-  scale subresource (LeaderWorkerSet, Argo Rollouts' Rollout, OpenShift's
-  DeploymentConfig): its objects may come from anywhere;
-- an autoscaler whose application has no workload in its namespace: the target
-  comes from a Helm release, an operator or another repository;
-- an autoscaler whose application defines CustomResourceDefinitions, or holds a
-  custom resource of a kind shipshape does not know in its namespace (an operator
-  may make the target), unless a workload of the application has the target's name
-  one typing slip away or under another kind;
-- an autoscaler in an application with a file skipped as a template or a kustomize
-  root that did not render: its objects are unknown;
-- a target name a tool fills in before the apply (` + "`${VAR}`" + `, ` + "`{{ }}`" + `).`,
-	Bad: `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.27
----
-apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata:
-  name: web
-spec:
-  scaleTargetRef:
-    apiVersion: apps/v1
-    kind: Deployment
-    name: webb
-  minReplicas: 2
-  maxReplicas: 10
-`,
-	Good: `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.27
----
-apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata:
-  name: web
-spec:
-  scaleTargetRef:
-    apiVersion: apps/v1
-    kind: Deployment
-    name: web
-  minReplicas: 2
-  maxReplicas: 10
-`,
-	Cross: analysis.Summaries(summarizeHPATarget, finishHPATarget),
-	Scope: analysis.Repository,
+	Targets:  analysis.Objects,
+	Cross:    analysis.Summaries(summarizeHPATarget, finishHPATarget),
+	Scope:    analysis.Repository,
 })
 
 // hpaTargetSummary is an autoscaler's target, a scalable workload, or
@@ -136,7 +56,7 @@ func summarizeHPATarget(p *analysis.Pass) (hpaTargetSummary, bool) {
 	obj := p.Object
 	s := hpaTargetSummary{ns: obj.EffectiveNamespace()}
 	switch {
-	case obj.Kind == "HorizontalPodAutoscaler" && obj.Group() == "autoscaling":
+	case isHPA(obj):
 		ref := manifest.Path(obj.Node, "spec", "scaleTargetRef")
 		kind := manifest.ScalarValue(manifest.MapGet(ref, "kind"))
 		group := manifest.Resource{APIVersion: manifest.ScalarValue(manifest.MapGet(ref, "apiVersion"))}.Group()

@@ -51,52 +51,11 @@ func lwsObjectName(obj *manifest.Object) string {
 	return obj.Namespace + "/" + obj.Name
 }
 
-// nameNode is the node findings about a whole object point at: its
-// metadata.name value, else its kind.
-func nameNode(obj *manifest.Object) *yaml.Node {
-	if n := manifest.Path(obj.Node, "metadata", "name"); n != nil {
-		return n
-	}
-	_, k := manifest.MapEntry(obj.Node, "kind")
-	return k
-}
-
 var lwsInvalidName = Register(&analysis.Rule{
 	ID:       "lws-invalid-name",
 	Severity: analysis.Error,
 	Summary:  "A LeaderWorkerSet's name is not a DNS-1035 label",
-	Doc: `The LWS controller names the headless Service of a LeaderWorkerSet after it, and a
-Service name must be a DNS-1035 label: at most 63 characters, lowercase letters,
-digits and ` + "`-`" + `, starting with a letter and ending with a letter or digit. The LWS
-webhook checks this on create, so a name like ` + "`llama-3.1`" + ` or ` + "`70b-serving`" + ` (valid for
-most other kinds, which only need a DNS-1123 subdomain) is rejected at apply time.
-Names holding a ` + "`${...}`" + ` placeholder (Flux postBuild substitution) are not judged.`,
-	Bad: `apiVersion: leaderworkerset.x-k8s.io/v1
-kind: LeaderWorkerSet
-metadata:
-  name: llama-3.1
-spec:
-  leaderWorkerTemplate:
-    size: 2
-    workerTemplate:
-      spec:
-        containers:
-          - name: vllm
-            image: vllm/vllm-openai:v0.8.5
-`,
-	Good: `apiVersion: leaderworkerset.x-k8s.io/v1
-kind: LeaderWorkerSet
-metadata:
-  name: llama-3-1
-spec:
-  leaderWorkerTemplate:
-    size: 2
-    workerTemplate:
-      spec:
-        containers:
-          - name: vllm
-            image: vllm/vllm-openai:v0.8.5
-`,
+	Targets:  analysis.Objects,
 	Check: func(p *analysis.Pass) {
 		obj := p.Object
 		if !isLWS(obj) || obj.Name == "" || strings.Contains(obj.Name, "${") {
@@ -135,62 +94,8 @@ var lwsServiceShadow = Register(&analysis.Rule{
 	ID:       "lws-service-shadow",
 	Severity: analysis.Warning,
 	Summary:  "A Service has the name of the headless Service a LeaderWorkerSet's controller creates",
-	Doc: `The LWS controller creates a headless Service for each LeaderWorkerSet, which gives the
-leader and worker pods their DNS names: named like the LWS (the default
-` + "`spec.networkConfig.subdomainPolicy: Shared`" + `), or ` + "`<lws>-<group index>`" + ` per replica with
-` + "`subdomainPolicy: UniquePerReplica`" + `. It only creates the Service when none of that name
-exists. A Service of the same name in your manifests is therefore used in its place:
-pods lose their DNS names when it is not headless or selects other pods, it is not
-deleted with the LWS, and the GitOps tool and the controller disagree about it.
-Give your Service another name (` + "`<lws>-leader`" + ` is common).`,
-	Bad: `apiVersion: leaderworkerset.x-k8s.io/v1
-kind: LeaderWorkerSet
-metadata:
-  name: vllm
-spec:
-  leaderWorkerTemplate:
-    size: 2
-    workerTemplate:
-      spec:
-        containers:
-          - name: vllm
-            image: vllm/vllm-openai:v0.8.5
----
-apiVersion: v1
-kind: Service
-metadata:
-  name: vllm
-spec:
-  selector:
-    leaderworkerset.sigs.k8s.io/name: vllm
-  ports:
-    - port: 8080
-`,
-	Good: `apiVersion: leaderworkerset.x-k8s.io/v1
-kind: LeaderWorkerSet
-metadata:
-  name: vllm
-spec:
-  leaderWorkerTemplate:
-    size: 2
-    workerTemplate:
-      spec:
-        containers:
-          - name: vllm
-            image: vllm/vllm-openai:v0.8.5
----
-apiVersion: v1
-kind: Service
-metadata:
-  name: vllm-leader
-spec:
-  selector:
-    leaderworkerset.sigs.k8s.io/name: vllm
-    leaderworkerset.sigs.k8s.io/worker-index: "0"
-  ports:
-    - port: 8080
-`,
-	Cross: analysis.Summaries(summarizeShadow, finishShadow),
+	Targets:  analysis.Objects,
+	Cross:    analysis.Summaries(summarizeShadow, finishShadow),
 })
 
 // shadowSummary is an LWS's name and subdomain policy, or a Service's name
@@ -209,7 +114,7 @@ func summarizeShadow(p *analysis.Pass) (shadowSummary, bool) {
 	case isLWS(obj) && obj.Name != "":
 		policy := manifest.ScalarValue(manifest.Path(obj.Node, "spec", "networkConfig", "subdomainPolicy"))
 		return shadowSummary{ns: ns, name: obj.Name, lws: true, policy: policy}, true
-	case obj.Kind == "Service" && obj.APIVersion == "v1" && obj.Name != "":
+	case isService(obj) && obj.Name != "":
 		return shadowSummary{ns: ns, name: obj.Name, finding: p.Finding(nameNode(obj), "metadata.name", nil, "")}, true
 	}
 	return shadowSummary{}, false
@@ -250,58 +155,12 @@ var lwsUnsafeRecreate = Register(&analysis.Rule{
 	ID:       "lws-unsafe-recreate",
 	Severity: analysis.Warning,
 	Summary:  "A LeaderWorkerSet is recreated by a GitOps tool while its old StatefulSets still exist",
-	Doc: `A LeaderWorkerSet owns a leader StatefulSet named like it, whose pods own the worker
-StatefulSets. Deleting an LWS in the background and creating it again at once leaves
-the old StatefulSets terminating while the new LWS is reconciled: the controller
-finds the old leader StatefulSet and builds its ControllerRevision from it
-(kubernetes-sigs/lws#732). LWS v0.8.0 requeues while that StatefulSet has a
-deletionTimestamp, but background deletion still leaves a window; below v0.8.0 the
-race is wide open. Set ` + "`lws.version`" + ` in the config for a precise message.
-
-What each tool does:
-
-| engine | its recreate | waits until the StatefulSets are gone? |
-|---|---|---|
-| Argo CD | ` + "`argocd.argoproj.io/sync-options: Force=true,Replace=true`" + ` (replace --force, background) | no |
-| kapp | ` + "`kapp.k14s.io/update-strategy: always-replace`" + ` (background) | no |
-| Flux | ` + "`kustomize.toolkit.fluxcd.io/force: enabled`" + ` (background delete, immediate re-apply) | no, nor for the LWS |
-| kubectl | ` + "`kubectl replace --force --cascade=foreground`" + ` | yes (LWS >= v0.7.0) |
-
-The rule also reports ` + "`Force=true`" + ` without ` + "`Replace=true`" + ` and kapp
-` + "`update-strategy: fallback-on-replace`" + ` on an LWS: both recreate an object only when the
-API answers an update with 422 Invalid, and the LWS webhook answers 403, so they never
-recreate it. The safe path is manual: ` + "`kubectl replace --force --cascade=foreground -f lws.yaml`" + `
-(foreground deletion works from LWS v0.7.0).`,
-	Bad: `apiVersion: leaderworkerset.x-k8s.io/v1
-kind: LeaderWorkerSet
-metadata:
-  name: vllm
-  annotations:
-    argocd.argoproj.io/sync-options: Force=true,Replace=true
-spec:
-  leaderWorkerTemplate:
-    size: 2
-    workerTemplate:
-      spec:
-        containers:
-          - name: vllm
-            image: vllm/vllm-openai:v0.8.5
-`,
-	Good: `# recreate by hand when an immutable field changes:
-#   kubectl replace --force --cascade=foreground -f vllm.yaml
-apiVersion: leaderworkerset.x-k8s.io/v1
-kind: LeaderWorkerSet
-metadata:
-  name: vllm
-spec:
-  leaderWorkerTemplate:
-    size: 2
-    workerTemplate:
-      spec:
-        containers:
-          - name: vllm
-            image: vllm/vllm-openai:v0.8.5
-`,
+	Targets:  analysis.Objects,
+	Settings: []analysis.Setting{{
+		Name:    "lws.version",
+		Default: "unset (any release)",
+		Doc:     "the LeaderWorkerSet release that runs (v0.8.1): the message says what that release does on a recreate (kubernetes-sigs/lws#732) and how to recreate it safely",
+	}},
 	Check: checkUnsafeRecreate,
 })
 

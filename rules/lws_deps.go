@@ -2,7 +2,6 @@ package rules
 
 import (
 	"sort"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -35,8 +34,6 @@ var lwsVaryingLabels = map[string]bool{
 type depRef struct{ kind, name string }
 
 func (d depRef) String() string { return d.kind + " " + quote(d.name) }
-
-func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"` }
 
 // lwsDeps returns what the leader and worker templates of an LWS use,
 // sorted by kind and name.
@@ -100,14 +97,6 @@ func podSpecDeps(spec *yaml.Node, add func(kind string, name *yaml.Node)) {
 			}
 		}
 	}
-}
-
-// items returns the elements of a sequence node (none for anything else).
-func items(n *yaml.Node) []*yaml.Node {
-	if n == nil || n.Kind != yaml.SequenceNode {
-		return nil
-	}
-	return n.Content
 }
 
 // lwsPods is what is known of the labels of one kind of LWS pod: the

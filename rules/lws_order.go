@@ -44,170 +44,37 @@ var lwsRecreateOrder = Register(&analysis.Rule{
 	ID:       "lws-recreate-order",
 	Severity: analysis.Warning,
 	Summary:  "A LeaderWorkerSet lacks the GitOps ordering annotations that create it after its dependencies and delete it before them",
-	Doc: `A LeaderWorkerSet (LWS) that a GitOps tool deletes and creates again (after a change to
-an immutable field, a replace sync, an app created anew) must be created after the
-ConfigMaps, Secrets, ServiceAccount and PVCs its pods use, and deleted before them:
-otherwise its pods start without them, and the old pods lose them while terminating.
-
-shipshape reads the dependencies from the leader and worker templates (volumes and
-projected volumes, ` + "`env[].valueFrom`" + ` and ` + "`envFrom`" + ` of containers, init and ephemeral
-containers, ` + "`imagePullSecrets`" + `, ` + "`serviceAccountName`" + `, ` + "`persistentVolumeClaim`" + ` claims). Those
-in the input are ordered with the annotations of the engine set by ` + "`lws.engine`" + ` in the
-config; ` + "`auto`" + ` (the default) picks the engine whose annotations already appear in the
-input, and does nothing (saying so once, as an ` + "`lws-ordering`" + ` info) when there are none:
-
-` + lwsEngineTable + `
-The fix adds the missing annotations to the LWS and, for kapp and Argo CD, to the other
-objects, in whichever file they are. It never overwrites an annotation (depends-on is
-extended, keeping the references there; otherwise the message says what to change by
-hand), it leaves alone ordering you wrote
-yourself when it already holds (any kapp groups and rules that order the dependencies
-count), and fixing twice changes nothing. LWSs with ownerReferences are managed by
-another controller and skipped. Dependencies that are not in the input are reported
-by ` + "`lws-ordering`" + `.`,
-	Bad: `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: model-config
-  annotations:
-    argocd.argoproj.io/sync-wave: "1"
-data:
-  MODEL: meta-llama/Llama-3.1-8B
----
-apiVersion: leaderworkerset.x-k8s.io/v1
-kind: LeaderWorkerSet
-metadata:
-  name: vllm
-spec:
-  leaderWorkerTemplate:
-    size: 2
-    workerTemplate:
-      spec:
-        containers:
-          - name: vllm
-            image: vllm/vllm-openai:v0.8.5
-            envFrom:
-              - configMapRef:
-                  name: model-config
-`,
-	Good: `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: model-config
-  annotations:
-    argocd.argoproj.io/sync-wave: "1"
-data:
-  MODEL: meta-llama/Llama-3.1-8B
----
-apiVersion: leaderworkerset.x-k8s.io/v1
-kind: LeaderWorkerSet
-metadata:
-  name: vllm
-  annotations:
-    argocd.argoproj.io/sync-wave: "2"
-spec:
-  leaderWorkerTemplate:
-    size: 2
-    workerTemplate:
-      spec:
-        containers:
-          - name: vllm
-            image: vllm/vllm-openai:v0.8.5
-            envFrom:
-              - configMapRef:
-                  name: model-config
-`,
-	Fixable: true,
-	Cross:   orderCross(false),
-	Scope:   analysis.Repository, // judged per application: see finishOrder
+	Targets:  analysis.Objects,
+	Fixable:  true,
+	Settings: []analysis.Setting{lwsEngineSetting},
+	Cross:    orderCross(false),
+	Scope:    orderScope,
 })
 
 var lwsOrdering = Register(&analysis.Rule{
 	ID:       "lws-ordering",
 	Severity: analysis.Info,
 	Summary:  "Notes from the LeaderWorkerSet ordering transformer: what it could not order, and why",
-	Doc: `The ordering that ` + "`lws-recreate-order`" + ` checks and fixes (see it for the engines) only
-covers what shipshape sees. This rule says what is left to you:
-
-- dependencies of an LWS that are not in the input, by name (they are not ordered;
-  cli-utils would reject a depends-on reference to an object outside the apply set);
-- ` + "`lws.engine: auto`" + ` found no engine's annotations in the input (or several engines'),
-  so nothing was added: set ` + "`lws.engine`" + ` (` + "`none`" + ` silences this);
-- Flux has no per-object ordering: move the LWS to its own Flux Kustomization with
-  ` + "`spec.dependsOn`" + ` naming the Kustomization that applies its dependencies, and a health
-  check on the LWS's ` + "`Available`" + ` condition
-  (` + "`spec.healthCheckExprs`" + `, Flux 2.5+), so that it is applied after them and reported ready
-  only when its groups are.`,
-	Bad: `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: model-config
-  annotations:
-    argocd.argoproj.io/sync-wave: "1"
-data:
-  MODEL: meta-llama/Llama-3.1-8B
----
-apiVersion: leaderworkerset.x-k8s.io/v1
-kind: LeaderWorkerSet
-metadata:
-  name: vllm
-  annotations:
-    argocd.argoproj.io/sync-wave: "2"
-spec:
-  leaderWorkerTemplate:
-    size: 2
-    workerTemplate:
-      spec:
-        containers:
-          - name: vllm
-            image: vllm/vllm-openai:v0.8.5
-            envFrom:
-              - configMapRef:
-                  name: model-config
-              - secretRef:
-                  name: hf-token
-`,
-	Good: `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: model-config
-  annotations:
-    argocd.argoproj.io/sync-wave: "1"
-data:
-  MODEL: meta-llama/Llama-3.1-8B
----
-apiVersion: v1
-kind: Secret
-metadata:
-  name: hf-token
-  annotations:
-    argocd.argoproj.io/sync-wave: "1"
-stringData:
-  HF_TOKEN: replace-me
----
-apiVersion: leaderworkerset.x-k8s.io/v1
-kind: LeaderWorkerSet
-metadata:
-  name: vllm
-  annotations:
-    argocd.argoproj.io/sync-wave: "2"
-spec:
-  leaderWorkerTemplate:
-    size: 2
-    workerTemplate:
-      spec:
-        containers:
-          - name: vllm
-            image: vllm/vllm-openai:v0.8.5
-            envFrom:
-              - configMapRef:
-                  name: model-config
-              - secretRef:
-                  name: hf-token
-`,
-	Cross: orderCross(true),
-	Scope: analysis.Repository, // judged per application: see finishOrder
+	Targets:  analysis.Objects,
+	Settings: []analysis.Setting{lwsEngineSetting},
+	Cross:    orderCross(true),
+	Scope:    orderScope,
 })
+
+// orderScope: each application gets its own ordering plan (finishOrder
+// groups the summaries by p.Application), but the engine that applies an
+// application is also told by objects of other applications (an Argo CD
+// Application or Flux Kustomization whose path is its directory), so the
+// rules see the whole repository.
+const orderScope = analysis.Repository
+
+// lwsEngineSetting is the configured GitOps engine, whose annotations
+// order an LWS (lwsEngine reads it).
+var lwsEngineSetting = analysis.Setting{
+	Name:    "lws.engine",
+	Default: transformers.EngineAuto,
+	Doc:     "the tool that applies the manifests, whose ordering annotations are written: auto (the engine whose annotations the application already has), argocd, kapp, cli-utils, flux or none (no ordering)",
+}
 
 // orderAgg is what Finish builds from the summaries, for both rules.
 type orderAgg struct {
@@ -343,11 +210,11 @@ func summarizeOrder(p *analysis.Pass) (orderSummary, bool) {
 	case obj.APIVersion == "v1" && (obj.Kind == "ConfigMap" || obj.Kind == "Secret" || obj.Kind == "ServiceAccount" || obj.Kind == "PersistentVolumeClaim"):
 		m := newOrderMember(p, annNode)
 		s.dep, s.depKey = &m, depKey{obj.Kind, ns, obj.Name}
-	case obj.APIVersion == "v1" && obj.Kind == "Service" && followers:
+	case isService(obj) && followers:
 		if sel := serviceSelector(obj); len(sel) > 0 {
 			s.svc = &svcEntry{orderMember: newOrderMember(p, annNode), sel: sel}
 		}
-	case obj.Kind == "HorizontalPodAutoscaler" && obj.Group() == "autoscaling" && followers:
+	case isHPA(obj) && followers:
 		if target, ok := scaledLWS(obj); ok {
 			s.hpa = &hpaEntry{newOrderMember(p, annNode), target}
 		}
@@ -540,7 +407,7 @@ func finishOrderApp(p *analysis.CrossPass, app analysis.AppID, ss []*orderSummar
 // Service without a selector (kustomize's labels alone select no LWS pod).
 func serviceSelector(obj *manifest.Object) map[string]string {
 	spec := manifest.MapGet(obj.Node, "spec")
-	if manifest.ScalarValue(manifest.MapGet(spec, "type")) == "ExternalName" {
+	if isExternalName(spec) {
 		return nil
 	}
 	sel := selector.Labels(manifest.MapGet(spec, "selector"))

@@ -10,91 +10,9 @@ var monitorSelectsNothing = Register(&analysis.Rule{
 	ID:       "monitor-selects-nothing",
 	Severity: analysis.Warning,
 	Summary:  "A Prometheus ServiceMonitor or PodMonitor selects labels that no Service or pod template carries",
-	Doc: `The Prometheus operator turns a ServiceMonitor into scrape targets from the
-Services its ` + "`spec.selector`" + ` matches (by their ` + "`metadata.labels`" + `), and a PodMonitor
-from the pods its selector matches, in the monitor's namespace unless
-` + "`spec.namespaceSelector`" + ` says otherwise. When nothing carries the selector, the
-monitor scrapes nothing and no alert says so: the dashboards are empty. The usual
-cause is a label the Service or pod template does not carry, or carries renamed.
-
-The Services and pod templates are those of the rendered objects of the whole
-repository in the namespace the monitor looks in; a PodMonitor is judged as
-` + "`service-no-matching-pods`" + ` judges a Service, with the same evidence, and a
-ServiceMonitor likewise against the labels of Services. The finding points at the
-selector entry to blame and names the Service or template that comes closest.
-
-Not reported:
-
-- a monitor with ` + "`namespaceSelector.any: true`" + `, or with ` + "`matchNames`" + ` of more than
-  one namespace: its targets may be anywhere;
-- a selector that is ` + "`{}`" + `, or that has a ` + "`matchExpressions`" + ` entry other than ` + "`In`" + `
-  with one value;
-- a monitor whose application has no pods (PodMonitor) or Services
-  (ServiceMonitor) in the namespace it looks in: they come from a Helm release, an
-  operator or another repository (kube-prometheus's kubelet ServiceMonitor selects
-  the Service the operator makes in ` + "`kube-system`" + `), unless the application's in
-  another namespace carry the selector and the monitor looks in its own namespace:
-  then its namespace is reported;
-- a selector that a template (or Service) of the application carries but for some
-  entries, when something may give them those labels at run time: for a PodMonitor,
-  a Role (in that namespace) or ClusterRole of the application that may patch or
-  update pods; for both, a custom resource of a kind shipshape does not know in that
-  namespace, or a known operator's run-time label (minio's ` + "`operator: leader`" + `);
-  CustomResourceDefinitions alone are no such evidence;
-- a selector that shares less than half of its entries with every template (or
-  Service) of its application (a value carried under another key counts: a renamed
-  label), unless one carries it but for one entry misspelt: nothing says it was
-  meant for what the repository shows (a Helm release's Services, an operator's:
-  ` + "`prometheus-operated`" + `); this holds in ` + "`kube-system`" + ` too;
-- a monitor in an application with a file skipped as a template or a kustomize root
-  that did not render: its objects are unknown.`,
-	Bad: `apiVersion: v1
-kind: Service
-metadata:
-  name: api
-  labels: {app.kubernetes.io/name: api}
-spec:
-  selector: {app.kubernetes.io/name: api}
-  ports:
-    - name: metrics
-      port: 9090
----
-apiVersion: monitoring.coreos.com/v1
-kind: ServiceMonitor
-metadata:
-  name: api
-spec:
-  selector:
-    matchLabels:
-      app.kubernetes.io/name: api
-      release: prometheus
-  endpoints:
-    - port: metrics
-`,
-	Good: `apiVersion: v1
-kind: Service
-metadata:
-  name: api
-  labels: {app.kubernetes.io/name: api}
-spec:
-  selector: {app.kubernetes.io/name: api}
-  ports:
-    - name: metrics
-      port: 9090
----
-apiVersion: monitoring.coreos.com/v1
-kind: ServiceMonitor
-metadata:
-  name: api
-spec:
-  selector:
-    matchLabels:
-      app.kubernetes.io/name: api
-  endpoints:
-    - port: metrics
-`,
-	Cross: analysis.Summaries(summarizeMonitor, finishMonitor),
-	Scope: analysis.Repository,
+	Targets:  analysis.Objects,
+	Cross:    analysis.Summaries(summarizeMonitor, finishMonitor),
+	Scope:    analysis.Repository,
 })
 
 // monitorSummary is a monitor's selector, a Service's labels (as the
@@ -117,7 +35,7 @@ func summarizeMonitor(p *analysis.Pass) (monitorSummary, bool) {
 	obj := p.Object
 	s := monitorSummary{servicePodsSummary: servicePodsSummary{ns: obj.EffectiveNamespace()}}
 	switch {
-	case obj.Kind == "Service" && obj.APIVersion == "v1":
+	case isService(obj):
 		labels := selector.Labels(manifest.Path(obj.Node, "metadata", "labels"))
 		if labels == nil {
 			labels = map[string]string{}

@@ -11,96 +11,9 @@ var networkPolicyNoMatchingPods = Register(&analysis.Rule{
 	ID:       "networkpolicy-no-matching-pods",
 	Severity: analysis.Warning,
 	Summary:  "A NetworkPolicy's podSelector selects labels that no pod template in its namespace carries",
-	Doc: `A NetworkPolicy applies to the pods of its namespace that its ` + "`spec.podSelector`" + `
-matches, and an ingress ` + "`from`" + ` or egress ` + "`to`" + ` peer with a ` + "`podSelector`" + ` alone
-admits the pods of the policy's namespace it matches. When no pod carries the
-selector, the policy silently applies to nothing (the pods it was meant to isolate
-stay open) or the peer admits nobody (the traffic it was meant to allow is
-dropped). The usual cause is a label renamed in the pod template but not in the
-policy, or a misspelt value.
-
-The pods are found as ` + "`service-no-matching-pods`" + ` finds them, in the rendered objects
-of the policy's application, and each selector is judged with the same evidence. The
-finding points at the selector entry to blame and names the template that comes
-closest.
-
-Not reported:
-
-- a selector that is ` + "`{}`" + ` (every pod of the namespace), or that has a
-  ` + "`matchExpressions`" + ` entry other than ` + "`In`" + ` with one value (what it matches
-  depends on pods the repository does not show);
-- a peer with a ` + "`namespaceSelector`" + ` beside its ` + "`podSelector`" + `: it selects pods of
-  other namespaces, which other applications make;
-- a policy whose application makes no pods in its namespace (policies for a Helm
-  release, an operator's pods, another repository's workloads), unless the
-  application's pods in another namespace carry the selector: then the namespace is
-  reported;
-- a selector that a template of its application carries but for some entries, when
-  something may give the pods those labels at run time: a Role (in that namespace)
-  or ClusterRole of the application that may patch or update pods, a custom
-  resource of a kind shipshape does not know in that namespace, or a known
-  operator's run-time label (minio's ` + "`operator: leader`" + `); CustomResourceDefinitions
-  alone are no such evidence;
-- a selector that shares less than half of its entries with every template of its
-  application (a value carried under another key counts: a renamed label), unless a
-  template carries it but for one entry misspelt: nothing says it was meant for the
-  pods the repository shows (a peer is often another install's pods: a Helm
-  release's Prometheus, an operator's); this holds in ` + "`kube-system`" + ` too, where
-  the cluster makes pods no repository holds;
-- a policy in a file of a kustomize root that did not render, or beside a file
-  skipped as a template: what they make is unknown.`,
-	Bad: `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: api
-spec:
-  selector:
-    matchLabels: {app: api}
-  template:
-    metadata:
-      labels: {app: api}
-    spec:
-      containers:
-        - name: api
-          image: example/api:1.0
----
-apiVersion: networking.k8s.io/v1
-kind: NetworkPolicy
-metadata:
-  name: api
-spec:
-  podSelector:
-    matchLabels:
-      app: apii
-  policyTypes: [Ingress]
-`,
-	Good: `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: api
-spec:
-  selector:
-    matchLabels: {app: api}
-  template:
-    metadata:
-      labels: {app: api}
-    spec:
-      containers:
-        - name: api
-          image: example/api:1.0
----
-apiVersion: networking.k8s.io/v1
-kind: NetworkPolicy
-metadata:
-  name: api
-spec:
-  podSelector:
-    matchLabels:
-      app: api
-  policyTypes: [Ingress]
-`,
-	Cross: analysis.Summaries(summarizeNetworkPolicyPods, finishNetworkPolicyPods),
-	Scope: analysis.Repository,
+	Targets:  analysis.Objects,
+	Cross:    analysis.Summaries(summarizeNetworkPolicyPods, finishNetworkPolicyPods),
+	Scope:    analysis.Repository,
 })
 
 // networkPolicyPodsSummary is a NetworkPolicy's pod selectors, or what an

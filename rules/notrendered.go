@@ -13,49 +13,8 @@ var notRendered = Register(&analysis.Rule{
 	ID:       "not-rendered",
 	Severity: analysis.Info,
 	Summary:  "An application whose objects shipshape does not render: a Helm release, an ApplicationSet, a jsonnet or plugin source",
-	Doc: `Most of what a fleet runs is not in its repository as manifests: a Flux
-HelmRelease or an Argo CD Application with a chart installs what the chart renders,
-an ApplicationSet makes Applications in the cluster, and a jsonnet or plugin source
-is rendered by a tool at sync time. shipshape does not render these, so no rule
-judges the objects they make. Each gets this finding at the object that names it,
-and the summary line counts them by kind ("6 applications not rendered: 6 Helm
-releases"), so that a run never says "no problems" about what it did not see. The
-text format lists them only with ` + "`-v`" + `; json, sarif, github and junit always carry
-them. kustomize roots that are not rendered (a remote base, ` + "`helmCharts`" + `, a KRM
-function) get ` + "`render-skipped`" + ` and are counted in the same line.
-
-To judge a chart's objects today, render it and lint the output:
-` + "`helm template NAME CHART -f values.yaml | shipshape lint -`" + `. Disable the rule
-(` + "`--disable not-rendered`" + `) to leave such applications out of the summary.`,
-	Bad: `apiVersion: helm.toolkit.fluxcd.io/v2
-kind: HelmRelease
-metadata:
-  name: podinfo
-spec:
-  chart:
-    spec:
-      chart: podinfo
-      sourceRef:
-        kind: HelmRepository
-        name: podinfo
-`,
-	Good: `# the chart's objects, judged: helm template podinfo podinfo/podinfo | shipshape lint -
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: podinfo
-spec:
-  selector:
-    matchLabels: {app: podinfo}
-  template:
-    metadata:
-      labels: {app: podinfo}
-    spec:
-      containers:
-        - name: podinfo
-          image: ghcr.io/stefanprodan/podinfo:6.7.1
-`,
-	Check: checkNotRendered,
+	Targets:  analysis.Objects,
+	Check:    checkNotRendered,
 })
 
 // checkNotRendered reports the applications an object defines that no

@@ -15,10 +15,16 @@ import (
 var registry = map[string]*analysis.Rule{}
 
 // Register adds a rule; rules register themselves from their own file.
+// The rule's Doc, Bad and Good come from its files under doc/ (see
+// readDoc), never from Go strings.
 func Register(r *analysis.Rule) *analysis.Rule {
 	if _, dup := registry[r.ID]; dup {
 		panic("rules: duplicate rule " + r.ID)
 	}
+	if r.Doc != "" || r.Bad != "" || r.Good != "" {
+		panic("rules: " + r.ID + " sets Doc, Bad or Good in Go; they are read from rules/doc/" + r.ID + ".md and rules/doc/" + r.ID + "/")
+	}
+	r.Doc, r.Bad, r.Good = readDoc(r.ID)
 	registry[r.ID] = r
 	return r
 }

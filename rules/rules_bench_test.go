@@ -61,7 +61,7 @@ func benchRule(b *testing.B, r *analysis.Rule, objs []*manifest.Object) {
 		findings = 0
 		if r.Check != nil {
 			for _, obj := range objs {
-				if obj.Partial && !r.ValueLevel {
+				if obj.Partial && !r.Targets.Has(analysis.Patches) {
 					continue
 				}
 				r.Check(analysis.NewPass(r, obj, cfg, sink))

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -46,58 +45,8 @@ var selectorTemplateMismatch = Register(&analysis.Rule{
 	ID:       "selector-template-mismatch",
 	Severity: analysis.Error,
 	Summary:  "A workload's selector does not select its own pod template",
-	Doc: `Deployments, ReplicaSets, StatefulSets, DaemonSets, ReplicationControllers, Jobs and
-CronJobs find their pods with spec.selector. The API server rejects a workload whose
-selector does not match its own template's labels ("selector does not match template
-labels"), so the apply fails. shipshape evaluates the selector exactly as Kubernetes
-does: matchLabels AND every matchExpressions requirement; In and Exists need the key,
-NotIn and DoesNotExist also match when the key is absent.
-
-It also reports what the API rejects about the selector itself: a missing selector on
-apps/v1 kinds, an empty selector ` + "`{}`" + ` (it would select every pod in the
-namespace), an unknown operator, In/NotIn without values, and Exists/DoesNotExist
-with values. A ReplicationController without a selector takes its template's labels
-and is fine; a Job's selector is only checked when it sets one. A requirement on a
-label whose value a tool fills in before the apply (Flux's postBuild ` + "`${VAR}`" + `,
-envsubst, ` + "`{{ }}`" + `), on either side, is not judged.
-
-There is no automatic fix: which side is wrong is a decision (a Deployment's selector
-is immutable once created).`,
-	Bad: `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: frontend
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.27
-`,
-	Good: `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.27
-`,
-	Check: checkSelectorTemplate,
+	Targets:  analysis.Objects,
+	Check:    checkSelectorTemplate,
 })
 
 func checkSelectorTemplate(p *analysis.Pass) {
@@ -187,16 +136,6 @@ func isAmbiguousPlain(n *yaml.Node) bool {
 	return ok && v.Kind != yaml11.Null
 }
 
-// isPlaceholder reports a value a tool fills in before the apply: an
-// envsubst or Flux variable (${VAR}), or a Go template's field
-// ({{.Replica}}: kube-burner, in a plain value the file still parses
-// with).
-func isPlaceholder(n *yaml.Node) bool {
-	return n != nil && n.Kind == yaml.ScalarNode && placeholder(n.Value)
-}
-
-func placeholder(s string) bool { return strings.Contains(s, "${") || strings.Contains(s, "{{") }
-
 // known is sel without the requirements a placeholder makes unknown (in
 // its values, or in the value the template gives its key): what is
 // applied may satisfy them.
@@ -217,14 +156,9 @@ func formatLabels(l map[string]string) string {
 	if len(l) == 0 {
 		return "{} (none)"
 	}
-	keys := make([]string, 0, len(l))
-	for k := range l {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var b strings.Builder
 	b.WriteString("{")
-	for i, k := range keys {
+	for i, k := range sortedKeys(l) {
 		if i > 0 {
 			b.WriteString(", ")
 		}

@@ -11,41 +11,10 @@ var serviceEmptySelector = Register(&analysis.Rule{
 	ID:       "service-empty-selector",
 	Severity: analysis.Warning,
 	Summary:  "A Service has no selector and nothing else manages its endpoints",
-	Doc: `A Service without a selector (missing, or ` + "`{}`" + `) gets no endpoints from Kubernetes:
-someone must create them by hand. Usually the selector was lost in a refactor
-and the Service silently routes nowhere. shipshape stays quiet when the same run
-contains an Endpoints object of the same name and namespace, or an EndpointSlice
-labelled ` + "`kubernetes.io/service-name: <name>`" + ` in that namespace, and for
-` + "`type: ExternalName`" + ` Services, which need no endpoints.`,
-	Bad: `apiVersion: v1
-kind: Service
-metadata:
-  name: web
-spec:
-  ports:
-    - port: 80
-`,
-	Good: `apiVersion: v1
-kind: Service
-metadata:
-  name: web
-spec:
-  selector:
-    app: web
-  ports:
-    - port: 80
-`,
-	Cross: analysis.Summaries(summarizeEmptySelector, finishEmptySelector),
-	Scope: analysis.Repository,
+	Targets:  analysis.Objects,
+	Cross:    analysis.Summaries(summarizeEmptySelector, finishEmptySelector),
+	Scope:    analysis.Repository,
 })
-
-type nsName struct{ ns, name string }
-
-// appNS is a namespace of one application.
-type appNS struct {
-	app analysis.AppID
-	ns  string
-}
 
 // emptySelectorSummary is a Service without a selector (finding set), or
 // the name of the Service an Endpoints or EndpointSlice serves (managed).
@@ -65,10 +34,10 @@ func summarizeEmptySelector(p *analysis.Pass) (emptySelectorSummary, bool) {
 		if svc := manifest.ScalarValue(manifest.Path(obj.Node, "metadata", "labels", "kubernetes.io/service-name")); svc != "" {
 			return emptySelectorSummary{key: nsName{ns, svc}, managed: true}, true
 		}
-	case obj.Kind == "Service" && obj.APIVersion == "v1":
+	case isService(obj):
 		specKey, spec := manifest.MapEntry(obj.Node, "spec")
 		// kustomize's commonLabels create the selector.
-		if manifest.ScalarValue(manifest.MapGet(spec, "type")) == "ExternalName" || len(obj.SelectorLabels) > 0 {
+		if isExternalName(spec) || len(obj.SelectorLabels) > 0 {
 			break
 		}
 		selKey, sel := manifest.MapEntry(spec, "selector")

@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -16,133 +15,9 @@ var serviceNoMatchingPods = Register(&analysis.Rule{
 	ID:       "service-no-matching-pods",
 	Severity: analysis.Warning,
 	Summary:  "A Service selects labels that no pod template in its namespace carries",
-	Doc: `A Service sends traffic to the pods whose labels match all of its selector. When
-no pod template in the Service's namespace carries them all, the Service has no
-endpoints: a label added to the selector but not to the pods (` + "`active: \"yes\"`" + `), a
-misspelt name, or a workload renamed. In GitOps the label belongs in the pod
-template; a ` + "`kubectl label pod`" + ` by hand is undone by the next rollout.
-
-shipshape knows the pods that built-in workloads make (Pod, Deployment,
-ReplicaSet, StatefulSet, DaemonSet, ReplicationController, Job, CronJob) and three
-custom resources with well-known pod templates: LeaderWorkerSet (leader and
-worker templates), Argo Rollouts' Rollout and OpenShift's DeploymentConfig. It counts the labels their
-controllers add to every pod: ` + "`pod-template-hash`" + ` (Deployment), ` + "`controller-revision-hash`" + `,
-` + "`statefulset.kubernetes.io/pod-name`" + ` (` + "`<name>-<ordinal>`" + ` for the replica count) and
-` + "`apps.kubernetes.io/pod-index`" + ` (StatefulSet), ` + "`pod-template-generation`" + ` (DaemonSet),
-` + "`job-name`" + `, ` + "`batch.kubernetes.io/job-name`" + `, ` + "`controller-uid`" + ` and
-` + "`batch.kubernetes.io/job-completion-index`" + ` (Job), the ` + "`leaderworkerset.sigs.k8s.io/`" + ` labels
-(LeaderWorkerSet), ` + "`rollouts-pod-template-hash`" + ` (Rollout), and ` + "`deploymentconfig`" + ` (its name)
-and ` + "`deployment`" + ` (DeploymentConfig).
-
-The pod templates are searched across the whole repository, except another
-application's copy of a controller the Service's own application has
-(Deployment/web of a sibling overlay, which is not applied with it). The finding
-points at a selector entry that no template carries and names the template that
-comes closest (lacking the fewest entries, those it carries one typing slip away
-first), or the controller that carries the selector in its own ` + "`metadata.labels`" + `
-(which its pods do not get) when the Service was written against those. A Service
-whose application makes no pods in its namespace, while the application's pods in
-another namespace carry its whole selector, is reported at its namespace: a Service
-selects pods of its own namespace only.
-
-Precision comes from evidence that pods get labels at run time, not from the
-presence of an operator: a kubebuilder ` + "`config/default`" + ` holds the operator's
-CustomResourceDefinitions beside its manager Deployment, and a stray entry in the
-manager's Service selects nothing there like anywhere else.
-
-Not reported:
-
-- Services of ` + "`type: ExternalName`" + ` or without a selector (see
-  service-empty-selector), and Services with an Endpoints or EndpointSlice of their
-  own: they do not get endpoints from a selector.
-- A Service whose own application (its kustomize root, or the directory of plain
-  manifests) makes no pods in the Service's namespace and none in another namespace
-  that carry its selector: it is put in front of a Helm release, an operator's pods or
-  another repository's workload. A Service without a namespace is applied wherever
-  the apply points, so it is never reported as in the wrong namespace.
-- A Service that a template of its application carries but for some entries (at
-  least half of the entries written), when something may give the pods those labels
-  at run time: a Role in that namespace, or a ClusterRole, of the application that
-  may patch or update pods (minio's operator labels the leader it elects); a custom
-  resource of a kind shipshape does not know in that namespace (its operator may make
-  the pods); or a known operator's run-time label, of this list: minio's
-  ` + "`operator: leader`" + `. CustomResourceDefinitions alone are no such evidence.
-- A Service that shares less than that with every template of its application, when
-  the application defines CustomResourceDefinitions, may patch pods, or holds custom
-  resources of unknown kinds in the namespace (longhorn's manager labels its own pods
-  as the admission webhook's): the operator's pods are not in any file. Unless a
-  template carries the selector but for one entry it carries misspelt
-  (` + "`control-plane: controller-manger`" + `): no operator makes pods under a near-miss of
-  the labels written. Kinds whose controllers make no pods do not count as unknown:
-  KEDA's ScaledObject, cert-manager's, Prometheus monitors and rules, external and
-  sealed secrets, Gateway API, Istio and Traefik routes, Flux sources, OpenKruise
-  Rollouts, and OpenShift's routes, image streams, security context constraints and
-  builds.
-- In ` + "`kube-system`" + `, a Service that shares nothing with the templates of its
-  application (neither an entry, nor a value under another key, nor a key with a
-  value one typing slip away) nor an entry with any template there: the cluster makes
-  pods there that no repository holds (kubeadm's static control-plane pods,
-  kube-proxy, DNS), and kube-prometheus's ` + "`component: kube-scheduler`" + ` discovery
-  Services select those.
-- A Service in an application with a file skipped as a template
-  (` + "`replicas: {{replicas}}`" + ` filled in by a script) or a file of a kustomize root
-  that did not render (a remote base, a missing file): their objects are unknown.
-- A selector value a tool fills in before the apply (Flux's postBuild ` + "`${VAR}`" + `,
-  envsubst, ` + "`{{ }}`" + `), or a template label of that kind: it may be any value.`,
-	Bad: `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: rng
-spec:
-  selector:
-    matchLabels: {app: rng}
-  template:
-    metadata:
-      labels: {app: rng}
-    spec:
-      containers:
-        - name: rng
-          image: dockercoins/rng:v0.1
----
-apiVersion: v1
-kind: Service
-metadata:
-  name: rng
-spec:
-  selector:
-    app: rng
-    active: "yes"
-  ports:
-    - port: 80
-`,
-	Good: `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: rng
-spec:
-  selector:
-    matchLabels: {app: rng}
-  template:
-    metadata:
-      labels: {app: rng, active: "yes"}
-    spec:
-      containers:
-        - name: rng
-          image: dockercoins/rng:v0.1
----
-apiVersion: v1
-kind: Service
-metadata:
-  name: rng
-spec:
-  selector:
-    app: rng
-    active: "yes"
-  ports:
-    - port: 80
-`,
-	Cross: analysis.Summaries(summarizeServicePods, finishServicePods),
-	Scope: analysis.Repository,
+	Targets:  analysis.Objects,
+	Cross:    analysis.Summaries(summarizeServicePods, finishServicePods),
+	Scope:    analysis.Repository,
 })
 
 // servicePodsSummary is one object's part: a Service's selector, the pods
@@ -180,10 +55,10 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 	obj := p.Object
 	s := servicePodsSummary{ns: obj.EffectiveNamespace()}
 	switch {
-	case obj.Kind == "Service" && obj.APIVersion == "v1":
+	case isService(obj):
 		spec := manifest.MapGet(obj.Node, "spec")
 		sel := manifest.MapGet(spec, "selector")
-		if manifest.ScalarValue(manifest.MapGet(spec, "type")) == "ExternalName" || sel == nil || sel.Kind != yaml.MappingNode {
+		if isExternalName(spec) || sel == nil || sel.Kind != yaml.MappingNode {
 			return s, false
 		}
 		svc := &selectingService{name: obj.Name, selector: map[string]string{}, explicitNS: obj.Namespace != ""}
@@ -392,27 +267,9 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 	return f, true
 }
 
-// labelList writes labels as app=rng, active=yes, in key order.
-func labelList(m map[string]string) string {
-	var parts []string
-	for _, k := range sortedKeys(m) {
-		parts = append(parts, k+"="+m[k])
-	}
-	return strings.Join(parts, ", ")
-}
-
 // entryAt is where a selector entry is written.
 type entryAt struct {
 	key          string
 	line, column int
 	field        string // dotted path of the entry in its object
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

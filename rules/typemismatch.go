@@ -19,72 +19,9 @@ var typeMismatch = Register(&analysis.Rule{
 	ID:       "type-mismatch",
 	Severity: analysis.Error,
 	Summary:  "A field of a built-in kind holds a value of the wrong type",
-	Doc: `The API server decodes every built-in object into its Go type and rejects a
-value of the wrong JSON type ("cannot unmarshal string into Go struct field
-DeploymentSpec.spec.replicas of type int32"): the whole apply fails. Typical
-causes are a quoted number or boolean (` + "`replicas: \"3\"`" + `, ` + "`hostNetwork: \"true\"`" + `),
-a placeholder left in a copied example (` + "`lun: <ADD LUN ID Here>`" + `, ` + "`port: eighty`" + `,
-` + "`role-arn: [YOUR_ROLE_ARN]`" + `, which YAML reads as a list),
-a single value where a list belongs (` + "`args: --verbose`" + `), and Secret ` + "`data`" + ` values
-that are not base64 (put plain text under ` + "`stringData`" + ` instead).
-
-shipshape reads values as kubectl does (YAML 1.1), and knows every field of every
-built-in kind from the Kubernetes API types. Fields that take more than one type
-are judged as the API does: ports given as IntOrString take a number or a name,
-resource quantities take a number or a string, and null is accepted everywhere.
-A document that is a bare value, or a list of objects, instead of one object is
-reported too, and so is an object of a built-in kind with metadata but no
-apiVersion (kubectl rejects it; a kustomization and a patch may leave it out). A string field given an unquoted number or boolean is reported by
-` + "`ambiguous-scalar`" + ` instead, which can fix it. Custom resources are not checked:
-their schema is not known to shipshape. In a SOPS-encrypted object (Flux decrypts
-it before the apply) the ciphertexts (` + "`ENC[AES256_GCM,…]`" + `) are not judged: their type
-is known only once decrypted. Nor are the placeholders a tool replaces before the
-apply: Flux's ` + "`${VAR}`" + `, a value that is one ` + "`{{ … }}`" + ` expression (Open Cluster
-Management's policy templates), and argocd-vault-plugin's ` + "`<path:secret/data/db#key>`" + `, or
-` + "`<key>`" + ` in an object with an ` + "`avp.kubernetes.io/path`" + ` annotation.`,
-	Bad: `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: "3"
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      hostNetwork: "false"
-      containers:
-        - name: web
-          image: nginx:1.27
-          args: --verbose
-          ports:
-            - containerPort: eighty
-`,
-	Good: `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 3
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      hostNetwork: false
-      containers:
-        - name: web
-          image: nginx:1.27
-          args: [--verbose]
-          ports:
-            - containerPort: 80
-`,
-	ValueLevel: true,
-	Visit:      visitTypes,
-	Check:      analysis.WalkAlone(visitTypes),
+	Targets:  analysis.Objects | analysis.Patches,
+	Visit:    visitTypes,
+	Check:    analysis.WalkAlone(visitTypes),
 	// Documents that are a bare value, a list of objects or an object
 	// without apiVersion: kubectl wants an object per document.
 	CheckFile: func(p *analysis.FilePass) {
@@ -114,83 +51,6 @@ func builtinAPIVersion(kind string) string {
 		}
 	}
 	return ""
-}
-
-// jsonKind is the JSON type kubectl turns a YAML node into.
-type jsonKind uint8
-
-const (
-	jsonUnknown jsonKind = iota // an alias or a tag kubectl does not resolve
-	jsonNull
-	jsonBool
-	jsonInt
-	jsonFloat
-	jsonString
-	jsonArray
-	jsonObject
-)
-
-// jsonValue tells what kubectl (YAML 1.1, then JSON) makes of n without
-// expanding anything: an alias is judged by the node it names, which is
-// looked at, never walked.
-func jsonValue(n *yaml.Node) (jsonKind, yaml11.Value) {
-	if n.Kind == yaml.AliasNode {
-		if n.Alias == nil {
-			return jsonUnknown, yaml11.Value{}
-		}
-		n = n.Alias
-	}
-	switch n.Kind {
-	case yaml.MappingNode:
-		return jsonObject, yaml11.Value{}
-	case yaml.SequenceNode:
-		return jsonArray, yaml11.Value{}
-	case yaml.ScalarNode:
-	default:
-		return jsonUnknown, yaml11.Value{}
-	}
-	str := yaml11.Value{Kind: yaml11.String, Text: n.Value}
-	if n.Style&yaml.TaggedStyle != 0 {
-		switch n.Tag {
-		case "!!str":
-			return jsonString, str
-		case "!!binary":
-			// v2 decodes it, and the decoded bytes are the JSON string.
-			b, err := base64.StdEncoding.DecodeString(n.Value)
-			if err != nil {
-				return jsonUnknown, yaml11.Value{}
-			}
-			return jsonString, yaml11.Value{Kind: yaml11.String, Text: string(b)}
-		case "!!null":
-			return jsonNull, yaml11.Value{Kind: yaml11.Null, Text: "null"}
-		case "!!bool", "!!int", "!!float":
-			if v, ok := yaml11.Resolve(n.Value); ok {
-				return kindOf(v), v
-			}
-		}
-		return jsonUnknown, yaml11.Value{}
-	}
-	if n.Style != 0 {
-		return jsonString, str // quoted, literal or folded
-	}
-	if v, ok := yaml11.Resolve(n.Value); ok {
-		return kindOf(v), v
-	}
-	return jsonString, str
-}
-
-func kindOf(v yaml11.Value) jsonKind {
-	switch v.Kind {
-	case yaml11.Null:
-		return jsonNull
-	case yaml11.Bool:
-		return jsonBool
-	case yaml11.Int:
-		return jsonInt
-	case yaml11.Float:
-		return jsonFloat
-	}
-	return jsonString
 }
 
 // isTemplateVariable recognises a value that is a single envsubst or shell

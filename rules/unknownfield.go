@@ -18,48 +18,9 @@ var unknownField = Register(&analysis.Rule{
 	ID:       "unknown-field",
 	Severity: analysis.Error,
 	Summary:  "A built-in kind has no field of this name",
-	Doc: `kubectl validates fields strictly (` + "`--validate=strict`" + `, the default): a field the
-object's type does not have makes the API server reject the whole object ("strict
-decoding error: unknown field"). With validation off, the field is silently dropped,
-so the setting in git never takes effect. Field names are case-sensitive.
-
-shipshape knows every field of every built-in kind from the Kubernetes API types
-(k8s.io/api v0.37) and names the closest valid field (or, for a label key written
-directly under metadata, the missing ` + "`labels:`" + ` line). Objects of older API versions
-(` + "`extensions/v1beta1`" + `, ` + "`apps/v1beta2`" + `, ...) are checked against their own types; fields
-Kubernetes has since removed say when. Custom resources are not checked (their schema
-is not known to shipshape), nor are the keys of free-form maps such as labels. A
-field that a more specific rule reports (a DaemonSet's ` + "`replicas`" + ` or ` + "`strategy`" + `) is
-reported once, by that rule. Strategic-merge directives (` + "`$patch`" + `, ...) in
-kustomize patches are not fields, nor is the ` + "`sops`" + ` metadata of a SOPS-encrypted object
-(Flux decrypts it, and drops the field, before the apply).`,
-	Bad: `apiVersion: v1
-kind: Pod
-metadata:
-  name: web
-spec:
-  containers:
-    - name: web
-      image: nginx:1.27
-      imagePullpolicy: Always
-      resource:
-        limits: {memory: 128Mi}
-`,
-	Good: `apiVersion: v1
-kind: Pod
-metadata:
-  name: web
-spec:
-  containers:
-    - name: web
-      image: nginx:1.27
-      imagePullPolicy: Always
-      resources:
-        limits: {memory: 128Mi}
-`,
-	ValueLevel: true,
-	Visit:      visitFields,
-	Check:      analysis.WalkAlone(visitFields),
+	Targets:  analysis.Objects | analysis.Patches,
+	Visit:    visitFields,
+	Check:    analysis.WalkAlone(visitFields),
 })
 
 // removedFields are fields older Kubernetes versions had: an old manifest

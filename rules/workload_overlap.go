@@ -16,74 +16,8 @@ var workloadSelectorOverlap = Register(&analysis.Rule{
 	ID:       "workload-selector-overlap",
 	Severity: analysis.Warning,
 	Summary:  "Two controllers in one application select the same pods",
-	Doc: `A controller owns the pods its selector matches. When one controller's selector
-also matches the pod template of another (a Deployment left beside the DaemonSet
-made from it, both ` + "`app: rng`" + `), a Service, PodDisruptionBudget or autoscaler over
-those labels spans the pods of both, and a controller adopts what the other leaves
-orphaned (as ` + "`kubectl delete --cascade=orphan`" + ` leaves it): a ReplicaSet,
-ReplicationController, DaemonSet or Job its pods, a Deployment another Deployment's
-ReplicaSets; a StatefulSet only takes pods named after it (the Deployment
-documentation warns against overlapping selectors).
-Since ControllerRef, a controller no longer counts or takes pods another one owns. Give each
-controller a label of its own in both its selector and its template, or delete
-the one that was left over.
-
-Controllers: Deployment, ReplicaSet, StatefulSet, DaemonSet, ReplicationController,
-LeaderWorkerSet (its pods carry ` + "`leaderworkerset.sigs.k8s.io/name`" + `), Argo Rollouts'
-Rollout, and a Job with ` + "`manualSelector: true`" + `. Only controllers of one application
-and one namespace are compared: the same Deployment rendered for two clusters is
-not an overlap, and nor is a ReplicaSet whose ` + "`ownerReferences`" + ` name the Deployment or
-Rollout that made it (saved from a cluster): its pods are that controller's. A
-controller with ` + "`replicas: 0`" + ` (an old StatefulSet a release keeps so that applying it
-scales the old pods down) makes no pods and is not compared. A directory of plain
-manifests that defines one object in two files (samples side by side, each with its
-own ` + "`Service/redis`" + `) is no one application: each file is compared on its own.`,
-	Bad: `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: rng
-spec:
-  selector:
-    matchLabels: {app: rng}
-  template:
-    metadata:
-      labels: {app: rng}
-    spec:
-      containers:
-        - name: rng
-          image: dockercoins/rng:v0.1
----
-apiVersion: apps/v1
-kind: DaemonSet
-metadata:
-  name: rng
-spec:
-  selector:
-    matchLabels: {app: rng}
-  template:
-    metadata:
-      labels: {app: rng}
-    spec:
-      containers:
-        - name: rng
-          image: dockercoins/rng:v0.1
-`,
-	Good: `apiVersion: apps/v1
-kind: DaemonSet
-metadata:
-  name: rng
-spec:
-  selector:
-    matchLabels: {app: rng}
-  template:
-    metadata:
-      labels: {app: rng}
-    spec:
-      containers:
-        - name: rng
-          image: dockercoins/rng:v0.1
-`,
-	Cross: analysis.Summaries(summarizeOverlap, finishOverlap),
+	Targets:  analysis.Objects,
+	Cross:    analysis.Summaries(summarizeOverlap, finishOverlap),
 })
 
 // overlapSummary is a controller: its selector and the pods it makes.

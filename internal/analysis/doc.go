@@ -5,8 +5,15 @@ import (
 	"strings"
 )
 
+// notReported is the heading of a rule documentation's last section,
+// which Markdown prints after the examples.
+const notReported = "### Not reported"
+
 // Markdown renders a rule's documentation: the text `shipshape explain`
-// prints and docs/rules.md is made of, so the two never disagree.
+// prints and docs/rules.md is made of, so the two never disagree. It is
+// the summary and the facts (severity, fix, targets, settings), the Doc
+// (what, why, how to fix), the examples, then the Doc's "Not reported"
+// section.
 func Markdown(r *Rule) string {
 	var b strings.Builder
 	fixable := "no"
@@ -15,15 +22,22 @@ func Markdown(r *Rule) string {
 	}
 	fmt.Fprintf(&b, "## %s\n\n%s.\n\n", r.ID, r.Summary)
 	fmt.Fprintf(&b, "- Severity: %s\n- Fixable: %s\n", r.Severity, fixable)
-	if r.ValueLevel {
-		b.WriteString("- Also checks kustomize patches (it judges single values)\n")
+	if r.Targets != 0 {
+		fmt.Fprintf(&b, "- Judges: %s\n", r.Targets)
 	}
-	fmt.Fprintf(&b, "\n%s\n", strings.TrimSpace(r.Doc))
+	for _, s := range r.Settings {
+		fmt.Fprintf(&b, "- Setting `%s` (default: %s): %s\n", s.Name, s.Default, s.Doc)
+	}
+	body, rest, _ := strings.Cut(strings.TrimSpace(r.Doc), notReported)
+	fmt.Fprintf(&b, "\n%s\n", strings.TrimSpace(body))
 	if r.Bad != "" {
 		fmt.Fprintf(&b, "\nBad:\n\n```yaml\n%s```\n", r.Bad)
 	}
 	if r.Good != "" {
 		fmt.Fprintf(&b, "\nGood:\n\n```yaml\n%s```\n", r.Good)
+	}
+	if rest = strings.TrimSpace(rest); rest != "" {
+		fmt.Fprintf(&b, "\n%s\n\n%s\n", notReported, rest)
 	}
 	return b.String()
 }

@@ -23,22 +23,22 @@ type Rule struct {
 	Good     string   // the same example, fixed
 	Fixable  bool     // whether the rule attaches fixes (to some findings)
 
-	// ValueLevel rules also run on partial objects (kustomize patches),
-	// because they judge single values rather than whole objects.
-	ValueLevel bool
+	// Targets is what the rule judges: the kinds of input the engine
+	// gives its Check (or Visit); see Targets.
+	Targets Targets
 
-	// Source rules judge how a file is read (YAML 1.1 scalars, duplicate
-	// keys): they run on the files themselves, the bases and patches of
-	// kustomize roots included, and never on rendered objects. The other
-	// rules judge objects: a root's rendered objects, never its sources.
-	Source bool
-
-	// Rendered is, for a Source rule, the visitor of a kustomize root's
-	// rendered objects: it judges the values no source file shows as they
-	// are read (what a JSON patch or a patch written inline in a
-	// kustomization sets). The engine keeps its findings only where they
-	// are placed in such a patch; a value from a file is judged in it.
+	// Rendered is the visitor of a kustomize root's rendered objects for
+	// a rule that targets RenderedValues (and SourceFiles): it judges the
+	// values no source file shows as they are read (what a JSON patch or
+	// a patch written inline in a kustomization sets). The engine keeps
+	// its findings only where they are placed in such a patch; a value
+	// from a file is judged in it.
 	Rendered func(p *Pass) schemawalk.Visitor
+
+	// Settings are the configuration keys the rule reads (through
+	// Pass.Config), for explain and docs/rules.md; the keys themselves
+	// are parsed and checked by internal/config.
+	Settings []Setting
 
 	// Check runs once per object.
 	Check func(p *Pass)

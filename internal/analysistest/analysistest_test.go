@@ -21,6 +21,7 @@ var fake = &analysis.Rule{
 	Severity: analysis.Warning,
 	Summary:  "A rule for the harness's own tests",
 	Fixable:  true,
+	Targets:  analysis.Objects,
 	Check: func(p *analysis.Pass) {
 		var walk func(n *yaml.Node, path string)
 		walk = func(n *yaml.Node, path string) {

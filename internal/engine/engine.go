@@ -121,11 +121,12 @@ func New(rs []*analysis.Rule, cfg *config.Config, enable, disable []string) (*En
 	return e, nil
 }
 
-// source reports whether rule id judges how files are read (Source).
+// source reports whether rule id judges how files are read (it targets
+// analysis.SourceFiles).
 func (e *Engine) source(id string) bool {
 	for _, r := range e.rules {
 		if r.ID == id {
-			return r.Source
+			return r.Targets.Has(analysis.SourceFiles)
 		}
 	}
 	return false
@@ -372,11 +373,11 @@ func (e *Engine) lint(f *manifest.File, ig lineIgnores) []analysis.Finding {
 	return kept
 }
 
-// checkObjects runs the per-object rules over objs, appending to out.
-// The sources of rendered roots (obj.Kustomize) get the Source rules only,
-// and rendered objects (jsonPatch not nil: it finds the JSON-patch op value
-// behind a value of object doc, see Pass.JSONPatchValue) every rule but
-// those, which have their Rendered visitor.
+// checkObjects runs the per-object rules over objs, appending to out,
+// each object to the rules whose analysis.Targets include what it is (see
+// judges). Rendered objects (jsonPatch not nil: it finds the JSON-patch op
+// value behind a value of object doc, see Pass.JSONPatchValue) go to the
+// Objects rules' Check and the RenderedValues rules' Rendered visitor.
 //
 // The rules that visit the typed walk share one walk of each object.
 func (e *Engine) checkObjects(objs []*manifest.Object, out []analysis.Finding, jsonPatch func(doc int, path string) *yaml.Node) []analysis.Finding {
@@ -387,12 +388,11 @@ func (e *Engine) checkObjects(objs []*manifest.Object, out []analysis.Finding, j
 		ignored := analysis.IgnoredRules(obj)
 		visitors := buf[:0]
 		for _, r := range e.rules {
-			if r.Check == nil && r.Visit == nil || (obj.Partial && !r.ValueLevel) || (obj.Assertion && !r.Source) || ignored.Has(r.ID) ||
-				obj.Kustomize != nil && !r.Source || rendered && r.Source && r.Rendered == nil {
+			if r.Check == nil && r.Visit == nil || ignored.Has(r.ID) || !judges(r.Targets, obj, rendered) {
 				continue
 			}
 			p := analysis.NewPass(r, obj, e.cfg, sink)
-			if rendered && r.Source {
+			if rendered && r.Targets.Has(analysis.RenderedValues) {
 				doc := obj.Doc
 				p.WithJSONPatch(func(path string) *yaml.Node { return jsonPatch(doc, path) })
 				visitors = append(visitors, r.Rendered(p))
@@ -409,6 +409,28 @@ func (e *Engine) checkObjects(objs []*manifest.Object, out []analysis.Finding, j
 		}
 	}
 	return out
+}
+
+// judges reports whether a rule with targets t judges obj: a patch needs
+// Patches; a kustomize root's source (bases and patches) and an assert
+// file of a kuttl or chainsaw test need SourceFiles, which judge files as
+// read; a rendered object needs Objects or RenderedValues; an object of a
+// plain manifest is judged both as an object and as read.
+func judges(t analysis.Targets, obj *manifest.Object, rendered bool) bool {
+	var need analysis.Targets
+	if obj.Partial {
+		need |= analysis.Patches
+	}
+	if obj.Kustomize != nil || obj.Assertion {
+		need |= analysis.SourceFiles
+	}
+	if !t.Has(need) {
+		return false
+	}
+	if rendered {
+		return t.Has(analysis.Objects) || t.Has(analysis.RenderedValues)
+	}
+	return t.Has(analysis.Objects) || t.Has(analysis.SourceFiles)
 }
 
 // parallelFrom is the number of objects from which LintObjects shares the

@@ -24,7 +24,7 @@ func TestPanicIsPerFile(t *testing.T) {
 		inputs = append(inputs, manifest.Input{Path: p})
 	}
 	// A rule with a bug, like a real one: a nil map write on one file.
-	boom := &analysis.Rule{ID: "boom", Check: func(p *analysis.Pass) {
+	boom := &analysis.Rule{ID: "boom", Targets: analysis.Objects, Check: func(p *analysis.Pass) {
 		if strings.HasSuffix(p.Object.File, "boom.yaml") {
 			var m map[string]int
 			m["x"]++

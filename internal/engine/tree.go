@@ -8,7 +8,7 @@ package engine
 // finding is then placed at the source byte that produced the value
 // (render.Locate), and its fix carried there when the place is exact.
 // The files a root reaches are read the way kustomize reads them: only the
-// rules about how a file is read (analysis.Rule.Source: YAML 1.1 scalars,
+// rules about how a file is read (analysis.SourceFiles: YAML 1.1 scalars,
 // duplicate keys, syntax) judge them. Files no root reaches, and the files
 // of a root that cannot be rendered (it would need the network or a
 // process, or kustomize fails on it: one finding at its kustomization

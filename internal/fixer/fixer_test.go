@@ -14,7 +14,7 @@ import (
 // was not there before is not applied, and the outcome says why.
 func TestVerifyRefusesBadFix(t *testing.T) {
 	// A rule whose fix renames data to daat, which unknown-field reports.
-	bogus := &analysis.Rule{ID: "bogus", Check: func(p *analysis.Pass) {
+	bogus := &analysis.Rule{ID: "bogus", Targets: analysis.Objects, Check: func(p *analysis.Pass) {
 		if k, _ := manifest.MapEntry(p.Object.Node, "data"); k != nil {
 			p.Report(k, "data", p.Rename(k, "daat", "rename"), "made up for the test")
 		}

@@ -44,7 +44,8 @@ type Object struct {
 	Doc int
 	// Node is the object's mapping node; node lines are absolute in File.
 	Node *yaml.Node
-	// Partial marks kustomize patches: only value-level rules judge them.
+	// Partial marks kustomize patches: only the rules that target
+	// analysis.Patches (they judge single values) judge them.
 	Partial bool
 	// Patch is set when the file is listed as a patch (Context.Patch),
 	// not only guessed to be one (Partial).
