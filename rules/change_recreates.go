@@ -1,0 +1,239 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+)
+
+var changeRecreates = Register(&analysis.Rule{
+	ID:       "change-recreates",
+	Severity: analysis.Warning,
+	Summary:  "A change makes the engine delete an object and create it again instead of updating it",
+	Doc: `Under ` + "`lint --base`" + `, this rule reports the changes that the engine applies as a delete
+and a create, not as an update:
+
+- **a refused update under an engine that recreates**: the API server refuses the change
+  (a field it keeps immutable: see the refused-update rule) and the application's engine
+  answers by deleting the object in the background and creating it again (Argo CD
+  ` + "`Replace=true,Force=true`" + `, Flux ` + "`force: true`" + `, kapp ` + "`always-replace`" + `, or the same
+  annotation on the object);
+- **a kind change under the same name** (a Deployment ` + "`rng`" + ` turned DaemonSet ` + "`rng`" + `) or
+  **a rename** of a workload (the new one selects the old one's pods), under an engine that
+  prunes: they are two objects, and the engine creates one and deletes the other.
+
+Either way there is no rolling update: the garbage collector deletes every pod of the old
+object at once (background propagation), whether or not the new pods are ready. The
+message says what is deleted and created, in what order the engine does it, and the old-pods
+window of the kind: a StatefulSet's new pods each wait until the old pod of their name is
+gone, and a renamed StatefulSet gets new PersistentVolumeClaims; a LeaderWorkerSet meets its
+old leader StatefulSet still terminating (kubernetes-sigs/lws#732, see ` + "`lws-unsafe-recreate`" + `).
+Each says the safe sequence: for a StatefulSet, ` + "`kubectl delete statefulset NAME --cascade=orphan`" + `
+then apply (the new one adopts the running pods and replaces them by its update strategy);
+for a LeaderWorkerSet, ` + "`kubectl replace --force --cascade=foreground`" + `.
+
+With an engine that does not prune, a kind change or a rename leaves the old controller
+running: ` + "`change-old-controller-kept`" + ` reports that.`,
+	Bad: `# base revision
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: db
+  annotations:
+    argocd.argoproj.io/sync-options: Force=true,Replace=true
+spec:
+  serviceName: db
+  selector:
+    matchLabels: {app: db}
+  template:
+    metadata:
+      labels: {app: db}
+    spec:
+      containers:
+        - name: db
+          image: postgres:17
+  volumeClaimTemplates:
+    - metadata:
+        name: data
+      spec:
+        accessModes: [ReadWriteOnce]
+        resources:
+          requests:
+            storage: 10Gi
+---
+# head: the claim grows, which the API server refuses
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: db
+  annotations:
+    argocd.argoproj.io/sync-options: Force=true,Replace=true
+spec:
+  serviceName: db
+  selector:
+    matchLabels: {app: db}
+  template:
+    metadata:
+      labels: {app: db}
+    spec:
+      containers:
+        - name: db
+          image: postgres:17
+  volumeClaimTemplates:
+    - metadata:
+        name: data
+      spec:
+        accessModes: [ReadWriteOnce]
+        resources:
+          requests:
+            storage: 20Gi
+`,
+	Good: `# base revision
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: db
+spec:
+  serviceName: db
+  selector:
+    matchLabels: {app: db}
+  template:
+    metadata:
+      labels: {app: db}
+    spec:
+      containers:
+        - name: db
+          image: postgres:17
+---
+# head: the template changes, which the StatefulSet rolls out one pod at a time
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: db
+spec:
+  serviceName: db
+  selector:
+    matchLabels: {app: db}
+  template:
+    metadata:
+      labels: {app: db}
+    spec:
+      containers:
+        - name: db
+          image: postgres:17.2
+`,
+	Change: checkRecreates,
+})
+
+func checkRecreates(p *analysis.ChangePass) {
+	for _, head := range p.Head {
+		if base := p.BaseOf(head); base != nil {
+			reportRefusedRecreate(p, base, head)
+		}
+	}
+	if !p.Applier.Prune {
+		return // nothing is deleted: change-old-controller-kept
+	}
+	for _, old := range removedObjects(p) {
+		if !isPodController(old) && !isLWS(old) {
+			continue
+		}
+		if repl, how := replacementOf(p, old); repl != nil {
+			reportReplacement(p, old, repl, how)
+		}
+	}
+}
+
+// reportRefusedRecreate reports an update the API server refuses at apply
+// that the engine answers with a delete and a create, at the first refused
+// field of head.
+func reportRefusedRecreate(p *analysis.ChangePass, base, head *manifest.Object) {
+	at := refusedAtApply(base, head)
+	if len(at) == 0 {
+		return
+	}
+	how, ok := recreation(p.Applier, head, at)
+	if !ok {
+		return
+	}
+	var fields []string
+	for _, r := range at {
+		fields = append(fields, r.Path.String())
+	}
+	n, path := nodeAt(head, at[0].Path)
+	p.Report(head, n, path, nil, "the API server refuses the change of %s of %s (%s), so %s: %s",
+		strings.Join(fields, ", "), objectLabel(head), at[0].Reason, how, oldPodsWindow(p, head))
+}
+
+// nodeAt is the node at path in obj, else at its nearest ancestor there
+// (a field the change removed), else the object's name.
+func nodeAt(obj *manifest.Object, path manifest.FieldPath) (*yaml.Node, string) {
+	for q := path; len(q) > 0; q = q[:len(q)-1] {
+		if _, _, v, ok := manifest.Lookup(obj.Node, q); ok && v != nil {
+			return v, q.String()
+		}
+	}
+	return nameNode(obj), "metadata.name"
+}
+
+// oldPodsWindow says what a background delete and an immediate create do
+// to obj's pods, and the safe sequence where there is one.
+func oldPodsWindow(p *analysis.ChangePass, obj *manifest.Object) string {
+	switch {
+	case isLWS(obj):
+		v := p.Config.LWS.Version
+		return "its leader StatefulSet is still terminating when the new LeaderWorkerSet is reconciled: " + lws732Window(v) + "; the safe sequence: " + safeRecreate(v)
+	case obj.Kind == "StatefulSet":
+		return fmt.Sprintf("the garbage collector deletes all its pods at once, not one ordinal at a time, and each new pod waits until the old pod of its name is gone (the PersistentVolumeClaims stay); the safe sequence: kubectl delete statefulset %s --cascade=orphan, then apply: the new StatefulSet adopts the running pods its selector selects and replaces them by its updateStrategy", obj.Name)
+	case isPodController(obj):
+		return fmt.Sprintf("the garbage collector deletes all its pods at once while the new %s starts its own: no rolling update (maxSurge and maxUnavailable do not apply)", obj.Kind)
+	case obj.Kind == "Job" && obj.Group() == "batch":
+		return "its pods are deleted with it and the new Job runs from the start"
+	case obj.Kind == "PersistentVolumeClaim" && obj.Group() == "":
+		return "its volume is released, and deleted with its data when the reclaim policy is Delete (the pvc-protection finalizer keeps the claim while a pod mounts it, and the create fails until then)"
+	}
+	return fmt.Sprintf("%s does not exist between the delete and the create, and what it owns is deleted with it", obj.Kind)
+}
+
+// replacementOf is the head object that takes a removed workload's place:
+// one of another kind under the same name ("kind"), or one of the same
+// kind, new in the change, that selects its pods ("rename").
+func replacementOf(p *analysis.ChangePass, old *manifest.Object) (*manifest.Object, string) {
+	for _, h := range p.Head {
+		if h.Name == old.Name && sameNamespace(h, old) && (isPodController(h) || isLWS(h)) && p.BaseOf(h) == nil {
+			return h, "kind"
+		}
+	}
+	if !isPodController(old) {
+		return nil, ""
+	}
+	for _, h := range p.Head {
+		if h.Kind != old.Kind || h.Group() != old.Group() || !sameNamespace(h, old) || p.BaseOf(h) != nil {
+			continue
+		}
+		if _, ok := selectsPodsOf(controllerSelector(h), old); ok {
+			return h, "rename"
+		}
+	}
+	return nil, ""
+}
+
+// reportReplacement reports a kind change or a rename that the engine
+// applies as a create and a prune, at the new object.
+func reportReplacement(p *analysis.ChangePass, old, repl *manifest.Object, how string) {
+	created, deleted := objectLabel(repl), objectLabel(old)
+	n, path, what := kindNode(repl), "kind", fmt.Sprintf("%s becomes %s under the same name", deleted, created)
+	if how == "rename" {
+		n, path, what = nameNode(repl), "metadata.name", fmt.Sprintf("%s replaces %s (renamed)", created, deleted)
+	}
+	msg := fmt.Sprintf("%s: they are two objects, so %s: no rolling update between them, the old pods all terminate at once when %s is deleted, whether or not the new ones are ready",
+		what, pruneOrder(p.Applier, created, deleted), deleted)
+	if claims := manifest.MapGet(manifest.MapGet(repl.Node, "spec"), "volumeClaimTemplates"); repl.Kind == "StatefulSet" && claims != nil && len(claims.Content) > 0 && (how == "rename" || old.Kind != "StatefulSet") {
+		msg += fmt.Sprintf("; the pods of %s get new PersistentVolumeClaims (<claim>-%s-<ordinal>): the data of the old ones is not carried over", created, repl.Name)
+	}
+	p.Report(repl, n, path, nil, "%s", msg)
+}
