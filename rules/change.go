@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
@@ -152,66 +153,138 @@ func pruneOrder(ap analysis.Applier, created, deleted string) string {
 	return fmt.Sprintf("the engine creates %s and deletes %s%s", created, deleted, defaulted(ap))
 }
 
-// recreation says how obj's refused update is turned into a delete and a
-// create, and false when it is not: the application's setting
-// (Applier.Recreate) or the object's own annotation (those that
-// lws-unsafe-recreate reads). Argo CD Replace=true,Force=true and kapp
-// always-replace recreate whatever the refusal; Flux force recreates only
-// when fluxssa's IsImmutableError says so (422 Invalid or 409 Conflict, or
-// a message saying "is immutable" or "immutable field": the LWS webhook's
-// 403 "cannot enable subGroupSize" is none of them). Argo CD Force=true
-// without Replace=true, and kapp fallback-on-replace, recreate only on 422
-// Invalid and are not counted here (a built-in kind's refusal is one, but
-// they are the engine's fallback, not a setting this rule can see).
-func recreation(ap analysis.Applier, obj *manifest.Object, refusals []refused.Refusal) (string, bool) {
+// recreateMode is when an engine setting turns an update into a delete
+// (background propagation) and a create.
+type recreateMode int
+
+const (
+	recreateNever recreateMode = iota
+	// recreateAlways: every update is a replace (Argo CD
+	// Replace=true,Force=true runs kubectl replace --force on each object
+	// it syncs; kapp always-replace).
+	recreateAlways
+	// recreateOnInvalid: only an update refused with 422 Invalid or 409
+	// Conflict (kubectl apply --force, which Argo CD Force=true without
+	// Replace=true runs; kapp fallback-on-replace).
+	recreateOnInvalid
+	// recreateOnImmutable: Flux force, on what fluxcd/pkg/ssa's
+	// IsImmutableError accepts: 422 Invalid, 409 Conflict, or a message
+	// saying "is immutable" or "immutable field".
+	recreateOnImmutable
+)
+
+// recreatePolicy is how obj's update is applied when it recreates: the
+// object's own annotation (those lws-unsafe-recreate reads) first, then the
+// application's setting (Applier.Recreate: Argo CD Replace=true,Force=true,
+// Flux force, kapp --apply-default-update-strategy=always-replace, kubectl
+// apply --force), with the words messages use for it.
+func recreatePolicy(ap analysis.Applier, obj *manifest.Object) (string, recreateMode) {
 	ann := manifest.Path(obj.Node, "metadata", "annotations")
 	value := func(k string) string { return manifest.ScalarValue(manifest.MapGet(ann, k)) }
 	opts := map[string]bool{}
 	for _, o := range strings.Split(value(transformers.ArgoSyncOptions), ",") {
 		opts[strings.TrimSpace(o)] = true
 	}
-	flux := fluxRecreates(obj, refusals)
 	switch {
 	case opts["Replace=true"] && opts["Force=true"]:
-		return "Argo CD (sync-options Force=true,Replace=true on the object) deletes it in the background and creates it again", true
-	case strings.EqualFold(value(transformers.FluxForce), "enabled") && flux:
-		return "Flux (kustomize.toolkit.fluxcd.io/force: enabled on the object) deletes it in the background and applies it again at once", true
+		return "Argo CD (sync-options Force=true,Replace=true on the object) deletes it in the background and creates it again", recreateAlways
+	case strings.EqualFold(value(transformers.FluxForce), "enabled"):
+		return "Flux (kustomize.toolkit.fluxcd.io/force: enabled on the object) deletes it in the background and applies it again at once", recreateOnImmutable
 	case value(transformers.KappUpdateStrategy) == "always-replace":
-		return "kapp (update-strategy: always-replace on the object) deletes it in the background and creates it again", true
+		return "kapp (update-strategy: always-replace on the object) deletes it in the background and creates it again", recreateAlways
+	case opts["Force=true"]:
+		return "Argo CD (sync-options Force=true on the object: kubectl apply --force) deletes it in the background and creates it again", recreateOnInvalid
+	case value(transformers.KappUpdateStrategy) == "fallback-on-replace":
+		return "kapp (update-strategy: fallback-on-replace on the object) deletes it in the background and creates it again", recreateOnInvalid
 	case !ap.Recreate:
-		return "", false
+		return "", recreateNever
 	}
 	switch ap.Engine {
 	case analysis.EngineArgoCD:
-		return "Argo CD (sync-options Replace=true,Force=true) deletes it in the background and creates it again" + defaulted(ap), true
+		return "Argo CD (sync-options Replace=true,Force=true) deletes it in the background and creates it again" + defaulted(ap), recreateAlways
 	case analysis.EngineFlux:
-		return "Flux (spec.force: true) deletes it in the background and applies it again at once" + defaulted(ap), flux
+		return "Flux (spec.force: true) deletes it in the background and applies it again at once" + defaulted(ap), recreateOnImmutable
 	case analysis.EngineKapp:
-		return "kapp (always-replace) deletes it in the background and creates it again" + defaulted(ap), true
+		return "kapp (always-replace) deletes it in the background and creates it again" + defaulted(ap), recreateAlways
 	case analysis.EngineKubectl:
-		return "kubectl replace --force deletes it and creates it again" + defaulted(ap), true
+		return "kubectl apply --force deletes it in the background and creates it again" + defaulted(ap), recreateOnInvalid
 	}
-	return "the engine deletes it in the background and creates it again" + defaulted(ap), true
+	return "the engine deletes it in the background and creates it again" + defaulted(ap), recreateOnInvalid
 }
 
 // fluxImmutable is what fluxcd/pkg/ssa's IsImmutableError looks for in a
 // refusal that is not 422 Invalid (a webhook's denial).
 var fluxImmutable = regexp.MustCompile(`is\simmutable|immutable\sfield`)
 
-// fluxRecreates reports whether Flux's force recreates obj on these
-// refusals: the API server's own validation answers 422 Invalid, which
-// IsImmutableError accepts; the LWS webhook answers 403, accepted only
-// when its message says the field is immutable.
-func fluxRecreates(obj *manifest.Object, refusals []refused.Refusal) bool {
-	if !isLWS(obj) {
-		return true
+// recreatesOnRefusal reports whether mode recreates obj on these
+// refusals. The API server's own validation answers 422 Invalid; the LWS
+// webhook answers 403 Forbidden (controller-runtime's Denied), which only
+// Flux's message test can accept: "field is immutable" (a subGroupSize
+// change) is, "cannot enable subGroupSize" is not.
+func recreatesOnRefusal(mode recreateMode, obj *manifest.Object, refusals []refused.Refusal) bool {
+	if len(refusals) == 0 {
+		return false
 	}
-	for _, r := range refusals {
-		if fluxImmutable.MatchString(r.Reason) {
+	switch mode {
+	case recreateAlways:
+		return true
+	case recreateOnInvalid:
+		return !isLWS(obj)
+	case recreateOnImmutable:
+		if !isLWS(obj) {
 			return true
+		}
+		for _, r := range refusals {
+			if fluxImmutable.MatchString(r.Reason) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// firstUpdate is the first value the update from base to head changes, in
+// head: a scalar that differs (quantities compared as quantities), or a
+// list whose length does. A field on one side only is not counted: it may
+// be a default written out or left out, which the live object holds
+// either way, so a change that only adds fields is missed rather than
+// reported wrongly.
+func firstUpdate(base, head *yaml.Node, path manifest.FieldPath) (*yaml.Node, manifest.FieldPath, bool) {
+	if base == nil || head == nil {
+		return nil, nil, false
+	}
+	if base.Kind != head.Kind {
+		return head, path, true
+	}
+	switch head.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(head.Content); i += 2 {
+			k := head.Content[i].Value
+			if n, p, ok := firstUpdate(manifest.MapGet(base, k), head.Content[i+1], path.Key(k)); ok {
+				return n, p, true
+			}
+		}
+	case yaml.SequenceNode:
+		if len(base.Content) != len(head.Content) {
+			return head, path, true
+		}
+		for i := range head.Content {
+			if n, p, ok := firstUpdate(base.Content[i], head.Content[i], path.Index(i)); ok {
+				return n, p, true
+			}
+		}
+	case yaml.ScalarNode:
+		if base.Value == head.Value {
+			return nil, nil, false
+		}
+		qb, errb := resource.ParseQuantity(base.Value)
+		qh, errh := resource.ParseQuantity(head.Value)
+		if errb == nil && errh == nil && qb.Cmp(qh) == 0 {
+			return nil, nil, false
+		}
+		return head, path, true
+	}
+	return nil, nil, false
 }
 
 // refusedAtApply is what the API server refuses of the update from base to

@@ -17,11 +17,18 @@ var changeRecreates = Register(&analysis.Rule{
 	Doc: `Under ` + "`lint --base`" + `, this rule reports the changes that the engine applies as a delete
 and a create, not as an update:
 
-- **a refused update under an engine that recreates**: the API server refuses the change
-  (a field it keeps immutable: see the refused-update rule) and the application's engine
-  answers by deleting the object in the background and creating it again (Argo CD
-  ` + "`Replace=true,Force=true`" + `, Flux ` + "`force: true`" + `, kapp ` + "`always-replace`" + `, or the same
-  annotation on the object);
+- **an update under a setting that replaces**: Argo CD ` + "`Replace=true,Force=true`" + ` (as a
+  sync option of the application or an annotation of the object) runs
+  ` + "`kubectl replace --force`" + ` on every object it syncs, and kapp ` + "`always-replace`" + ` (annotation, or
+  ` + "`--apply-default-update-strategy`" + `) replaces every object it updates: any change of the
+  object is a delete and a create (a change that only adds fields is not counted: it may be
+  a default written out);
+- **a refused update under a setting that recreates on refusal**: the API server refuses the
+  change (a field it keeps immutable: see the refused-update rule) and Flux ` + "`force`" + ` (422
+  Invalid, 409 Conflict, or a message saying the field is immutable), Argo CD ` + "`Force=true`" + `
+  alone or ` + "`kubectl apply --force`" + ` (422, 409) or kapp ` + "`fallback-on-replace`" + ` answer by deleting
+  the object in the background and creating it again. The LeaderWorkerSet webhook answers
+  403: only its "field is immutable" (a ` + "`subGroupSize`" + ` change) makes Flux recreate;
 - **a kind change under the same name** (a Deployment ` + "`rng`" + ` turned DaemonSet ` + "`rng`" + `) or
   **a rename** of a workload (the new one selects the old one's pods), under an engine that
   prunes: they are two objects, and the engine creates one and deletes the other.
@@ -132,7 +139,7 @@ spec:
 func checkRecreates(p *analysis.ChangePass) {
 	for _, head := range p.Head {
 		if base := p.BaseOf(head); base != nil {
-			reportRefusedRecreate(p, base, head)
+			reportRecreate(p, base, head)
 		}
 	}
 	if !p.Applier.Prune {
@@ -148,25 +155,33 @@ func checkRecreates(p *analysis.ChangePass) {
 	}
 }
 
-// reportRefusedRecreate reports an update the API server refuses at apply
-// that the engine answers with a delete and a create, at the first refused
-// field of head.
-func reportRefusedRecreate(p *analysis.ChangePass, base, head *manifest.Object) {
+// reportRecreate reports an update that the engine applies as a delete
+// and a create: one the API server refuses, under a setting that
+// recreates on that refusal, at the first refused field; or any update,
+// under a setting that always replaces, at the first changed value.
+func reportRecreate(p *analysis.ChangePass, base, head *manifest.Object) {
+	how, mode := recreatePolicy(p.Applier, head)
+	if mode == recreateNever {
+		return
+	}
 	at := refusedAtApply(base, head)
-	if len(at) == 0 {
+	if recreatesOnRefusal(mode, head, at) {
+		var fields []string
+		for _, r := range at {
+			fields = append(fields, r.Path.String())
+		}
+		n, path := nodeAt(head, at[0].Path)
+		p.Report(head, n, path, nil, "the API server refuses the change of %s of %s (%s), so %s: %s",
+			strings.Join(fields, ", "), objectLabel(head), at[0].Reason, how, oldPodsWindow(p, head))
 		return
 	}
-	how, ok := recreation(p.Applier, head, at)
-	if !ok {
+	if mode != recreateAlways || len(at) > 0 {
 		return
 	}
-	var fields []string
-	for _, r := range at {
-		fields = append(fields, r.Path.String())
+	if n, path, ok := firstUpdate(base.Node, head.Node, nil); ok {
+		p.Report(head, n, path.String(), nil, "%s changes, and %s, although the API server would accept the update (this setting replaces every object it applies): %s",
+			objectLabel(head), how, oldPodsWindow(p, head))
 	}
-	n, path := nodeAt(head, at[0].Path)
-	p.Report(head, n, path, nil, "the API server refuses the change of %s of %s (%s), so %s: %s",
-		strings.Join(fields, ", "), objectLabel(head), at[0].Reason, how, oldPodsWindow(p, head))
 }
 
 // nodeAt is the node at path in obj, else at its nearest ancestor there
