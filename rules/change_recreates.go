@@ -209,7 +209,7 @@ func oldPodsWindow(p *analysis.ChangePass, obj *manifest.Object) string {
 	case obj.Kind == "Job" && obj.Group() == "batch":
 		return "its pods are deleted with it and the new Job runs from the start"
 	case obj.Kind == "PersistentVolumeClaim" && obj.Group() == "":
-		return "its volume is released, and deleted with its data when the reclaim policy is Delete (the pvc-protection finalizer keeps the claim while a pod mounts it, and the create fails until then)"
+		return "its volume is released, and deleted with its data when the reclaim policy is Delete (the pvc-protection finalizer keeps the claim while a pod mounts it, and until it is gone a create fails and an apply lands on the terminating claim)"
 	}
 	return fmt.Sprintf("%s does not exist between the delete and the create, and what it owns is deleted with it", obj.Kind)
 }
