@@ -38,7 +38,7 @@ object at once (background propagation), whether or not the new pods are ready. 
 message says what is deleted and created, in what order the engine does it, and the old-pods
 window of the kind: a StatefulSet's new pods each wait until the old pod of their name is
 gone, and a renamed StatefulSet gets new PersistentVolumeClaims; a LeaderWorkerSet meets its
-old leader StatefulSet still terminating (kubernetes-sigs/lws#732, see ` + "`lws-unsafe-recreate`" + `).
+old leader StatefulSet still there, not yet deleted by the garbage collector (kubernetes-sigs/lws#732, see ` + "`lws-unsafe-recreate`" + `).
 Each says the safe sequence: for a StatefulSet, ` + "`kubectl delete statefulset NAME --cascade=orphan`" + `
 then apply (the new one adopts the running pods and replaces them by its update strategy);
 for a LeaderWorkerSet, ` + "`kubectl replace --force --cascade=foreground`" + `.
@@ -201,7 +201,7 @@ func oldPodsWindow(p *analysis.ChangePass, obj *manifest.Object) string {
 	switch {
 	case isLWS(obj):
 		v := p.Config.LWS.Version
-		return "its leader StatefulSet is still terminating when the new LeaderWorkerSet is reconciled: " + lws732Window(v) + "; the safe sequence: " + safeRecreate(v)
+		return "its leader StatefulSet is still there when the new LeaderWorkerSet is reconciled (the garbage collector deletes it only after the LWS is gone): " + lws732Window(v) + "; the safe sequence: " + safeRecreate(v)
 	case obj.Kind == "StatefulSet":
 		return fmt.Sprintf("the garbage collector deletes all its pods at once, not one ordinal at a time, and each new pod waits until the old pod of its name is gone (the PersistentVolumeClaims stay); the safe sequence: kubectl delete statefulset %s --cascade=orphan, then apply: the new StatefulSet adopts the running pods its selector selects and replaces them by its updateStrategy", obj.Name)
 	case isPodController(obj):
