@@ -175,13 +175,29 @@ func reportRecreate(p *analysis.ChangePass, base, head *manifest.Object) {
 			strings.Join(fields, ", "), objectLabel(head), at[0].Reason, how, oldPodsWindow(p, head))
 		return
 	}
-	if mode != recreateAlways || len(at) > 0 {
+	if mode != recreateAlways || len(at) > 0 || !recreateHurts(head) {
 		return
 	}
 	if n, path, ok := firstUpdate(base.Node, head.Node, nil); ok {
 		p.Report(head, n, path.String(), nil, "%s changes, and %s, although the API server would accept the update (this setting replaces every object it applies): %s",
 			objectLabel(head), how, oldPodsWindow(p, head))
 	}
+}
+
+// recreateHurts reports the kinds whose recreate after an accepted
+// change is worth a warning: what runs pods, what holds data, and a
+// Service (its address). A ConfigMap or a Role recreated is briefly
+// absent, which the pods already running do not notice.
+func recreateHurts(obj *manifest.Object) bool {
+	switch {
+	case isPodController(obj), isLWS(obj):
+		return true
+	case obj.Group() == "batch":
+		return obj.Kind == "Job" || obj.Kind == "CronJob"
+	case obj.Group() == "":
+		return obj.Kind == "PersistentVolumeClaim" || obj.Kind == "Service"
+	}
+	return false
 }
 
 // nodeAt is the node at path in obj, else at its nearest ancestor there
@@ -208,6 +224,8 @@ func oldPodsWindow(p *analysis.ChangePass, obj *manifest.Object) string {
 		return fmt.Sprintf("the garbage collector deletes all its pods at once while the new %s starts its own: no rolling update (maxSurge and maxUnavailable do not apply)", obj.Kind)
 	case obj.Kind == "Job" && obj.Group() == "batch":
 		return "its pods are deleted with it and the new Job runs from the start"
+	case obj.Kind == "Service" && obj.Group() == "":
+		return "the new Service gets a new clusterIP unless spec.clusterIP names one, and its endpoints are rebuilt"
 	case obj.Kind == "PersistentVolumeClaim" && obj.Group() == "":
 		return "its volume is released, and deleted with its data when the reclaim policy is Delete (the pvc-protection finalizer keeps the claim while a pod mounts it, and until it is gone a create fails and an apply lands on the terminating claim)"
 	}
