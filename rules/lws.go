@@ -216,18 +216,24 @@ func checkUnsafeRecreate(p *analysis.Pass) {
 // configured LWS version means for it and the safe manual path.
 func recreateFinding(p *analysis.Pass, n *yaml.Node, path, what, format string, args ...any) {
 	version := p.Config.LWS.Version
-	msg := fmt.Sprintf(format, args...)
+	msg := fmt.Sprintf(format, args...) + ": " + lws732Window(version)
+	msg += "; remove " + what + " and recreate the LWS by hand when needed: " + safeRecreate(version)
+	p.Report(n, path, nil, "%s", msg)
+}
+
+// lws732Window says what the LWS controller does when a new LWS meets the
+// old leader StatefulSet still terminating (kubernetes-sigs/lws#732), for
+// the configured LWS version: the old-pods window of a background recreate.
+// lws-unsafe-recreate and change-recreates say it alike.
+func lws732Window(version string) string {
 	v, known := lwsVersion(version)
 	switch {
 	case !known:
-		msg += ": the controller may build the new LWS's ControllerRevision from the terminating leader StatefulSet (kubernetes-sigs/lws#732; fixed in v0.8.0 except for a window that background deletion leaves, wide open below it: set lws.version)"
+		return "the controller may build the new LWS's ControllerRevision from the terminating leader StatefulSet (kubernetes-sigs/lws#732; fixed in v0.8.0 except for a window that background deletion leaves, wide open below it: set lws.version)"
 	case before(v, 0, 8):
-		msg += fmt.Sprintf(": LWS %s builds the new LWS's ControllerRevision from the terminating leader StatefulSet (kubernetes-sigs/lws#732, fixed in v0.8.0)", version)
-	default:
-		msg += fmt.Sprintf(": LWS %s waits while the old leader StatefulSet terminates (kubernetes-sigs/lws#732), but background deletion still leaves a window", version)
+		return fmt.Sprintf("LWS %s builds the new LWS's ControllerRevision from the terminating leader StatefulSet (kubernetes-sigs/lws#732, fixed in v0.8.0)", version)
 	}
-	msg += "; remove " + what + " and recreate the LWS by hand when needed: " + safeRecreate(version)
-	p.Report(n, path, nil, "%s", msg)
+	return fmt.Sprintf("LWS %s waits while the old leader StatefulSet terminates (kubernetes-sigs/lws#732), but background deletion still leaves a window", version)
 }
 
 func safeRecreate(version string) string {

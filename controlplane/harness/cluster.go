@@ -44,9 +44,11 @@ func (c *Cluster) port() (int, error) {
 
 // Controllers run by kube-controller-manager: enough for namespaces and
 // service accounts to work, StatefulSets to be made and garbage collected
-// (LWS), and PersistentVolumeClaims to bind and be deleted. Pods need no
+// (LWS), PersistentVolumeClaims to bind and be deleted, and Deployments,
+// ReplicaSets and DaemonSets to make their pods (a change that leaves the
+// old controller running beside the new one: change_test.go). Pods need no
 // more: without a kubelet they stay Pending, which is all the tests need.
-var Controllers = "garbagecollector,statefulset,serviceaccount,serviceaccount-token,namespace,persistentvolume-binder,pvc-protection,pv-protection"
+var Controllers = "garbagecollector,statefulset,deployment,replicaset,daemonset,serviceaccount,serviceaccount-token,namespace,persistentvolume-binder,pvc-protection,pv-protection"
 
 // Start starts the control plane in dir and waits until it serves requests
 // and the default ServiceAccount exists (the controller-manager works).

@@ -63,6 +63,10 @@ func TestDeclarationError(t *testing.T) {
 		{"rendered values without visitor", Rule{Targets: SourceFiles | RenderedValues, Check: check}, false},
 		{"cross on patches", Rule{Targets: Objects | Patches, Cross: Summaries(func(*Pass) (int, bool) { return 0, false }, func(*CrossPass, []int) {})}, false},
 		{"engine's own", Rule{}, true},
+		{"change", Rule{Targets: Changes, Change: func(*ChangePass) {}}, true},
+		{"change without target", Rule{Change: func(*ChangePass) {}}, false},
+		{"change with objects", Rule{Targets: Changes | Objects, Change: func(*ChangePass) {}}, false},
+		{"change target without Change", Rule{Targets: Changes, Check: check}, false},
 	} {
 		if err := DeclarationError(&c.r); (err == nil) != c.ok {
 			t.Errorf("%s: got %v", c.name, err)

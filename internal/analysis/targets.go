@@ -29,6 +29,10 @@ const (
 	// in a kustomization), judged by the rule's Rendered visitor. Only
 	// with SourceFiles.
 	RenderedValues
+	// Changes are the changes `lint --base` judges: an application's
+	// objects at the base revision beside those at head, given to the
+	// rule's Change (see ChangePass). Only alone, and only with Change.
+	Changes
 )
 
 // targetNames are the targets in their bit order, as docs name them.
@@ -40,6 +44,7 @@ var targetNames = []struct {
 	{Patches, "kustomize patches"},
 	{SourceFiles, "source files as read"},
 	{RenderedValues, "values set by JSON or inline patches"},
+	{Changes, "changes from the base revision (lint --base)"},
 }
 
 // Has reports whether every target of u is in t.
@@ -72,6 +77,10 @@ type Setting struct {
 func DeclarationError(r *Rule) error {
 	t := r.Targets
 	switch {
+	case r.Change != nil || t.Has(Changes):
+		if t != Changes || r.Change == nil || r.Check != nil || r.Visit != nil || r.Cross != nil || r.CheckFile != nil {
+			return fmt.Errorf("%s: a change rule sets Change alone and Targets: analysis.Changes, got %s", r.ID, t)
+		}
 	case r.Check == nil && r.Visit == nil && r.Cross == nil && r.CheckFile == nil:
 		return nil // reported by the engine itself (yaml-syntax, ...)
 	case r.Check == nil && r.Visit == nil && r.CheckFile == nil:
