@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shipshape-dev/shipshape/internal/english"
 	"github.com/shipshape-dev/shipshape/internal/fixer"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/report"
@@ -115,13 +116,13 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if check {
 			verb = "would fix"
 		}
-		fmt.Fprintf(msgs, "%s %d %s in %d %s; %d left\n", verb, fixedCount, plural(fixedCount, "finding"), fixedFiles, plural(fixedFiles, "file"), len(left))
+		fmt.Fprintf(msgs, "%s %d %s in %d %s; %d left\n", verb, fixedCount, english.Plural(fixedCount, "finding", "findings"), fixedFiles, english.Plural(fixedFiles, "file", "files"), len(left))
 	}
 	failing := ses.failOn.Failing(left)
 	if diff && len(failing) > 0 {
 		// stdout is the patch alone: say why the exit status is 1, with
 		// the count lint and fix give.
-		fmt.Fprintf(stderr, "%d %s left that this diff does not fix", len(left), plural(len(left), "finding"))
+		fmt.Fprintf(stderr, "%d %s left that this diff does not fix", len(left), english.Plural(len(left), "finding", "findings"))
 		if len(failing) < len(left) {
 			fmt.Fprintf(stderr, ", %d at --fail-on %s or above", len(failing), ses.failOn.Threshold)
 		}
@@ -141,11 +142,4 @@ func fixFlags(c *commonFlags, diff, check *bool, stderr io.Writer) *pflag.FlagSe
 	fs.BoolVar(check, "check", false, "write nothing; exit 1 when a fix would change a file")
 	c.register(fs)
 	return fs
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }

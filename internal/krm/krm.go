@@ -36,6 +36,7 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/engine"
+	"github.com/shipshape-dev/shipshape/internal/english"
 	"github.com/shipshape-dev/shipshape/internal/fixer"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/transformers"
@@ -443,7 +444,7 @@ func Summary(failing []analysis.Finding, failOn, mode string) string {
 			fixable++
 		}
 	}
-	s := fmt.Sprintf("shipshape: %d %s at or above %s", len(failing), plural(len(failing), "finding"), level)
+	s := fmt.Sprintf("shipshape: %d %s at or above %s", len(failing), english.Plural(len(failing), "finding", "findings"), level)
 	if mode == "fix" {
 		return s + " left after fixing"
 	}
@@ -451,13 +452,6 @@ func Summary(failing []analysis.Finding, failOn, mode string) string {
 		s += fmt.Sprintf("; %d fixable with mode: fix", fixable)
 	}
 	return s
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
 
 func oneLine(s string) string {

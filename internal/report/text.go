@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/english"
 )
 
 const (
@@ -161,15 +162,15 @@ func severityColor(s analysis.Severity) string {
 //	3 errors, 1 warning, 0 infos in 12 files (40 resources); 2 fixable: run shipshape fix
 //	no problems in 12 files (40 resources)
 func summaryLine(sum Summary, fixCommand string) string {
-	scope := fmt.Sprintf("in %s (%s)", plural(sum.Files, "file", "files"), plural(sum.Resources, "resource", "resources"))
+	scope := fmt.Sprintf("in %s (%s)", english.Count(sum.Files, "file", "files"), english.Count(sum.Resources, "resource", "resources"))
 	if sum.Errors == 0 && sum.Warnings == 0 && sum.Infos == 0 {
 		return "no problems " + scope
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s, %s, %s %s",
-		plural(sum.Errors, "error", "errors"),
-		plural(sum.Warnings, "warning", "warnings"),
-		plural(sum.Infos, "info", "infos"),
+		english.Count(sum.Errors, "error", "errors"),
+		english.Count(sum.Warnings, "warning", "warnings"),
+		english.Count(sum.Infos, "info", "infos"),
 		scope)
 	if sum.Fixable > 0 {
 		fmt.Fprintf(&b, "; %d fixable", sum.Fixable)
@@ -178,11 +179,4 @@ func summaryLine(sum Summary, fixCommand string) string {
 		}
 	}
 	return b.String()
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
