@@ -96,11 +96,7 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			verb = "would fix"
 		}
 		for _, fd := range o.Applied {
-			line := fmt.Sprintf("%s %s:%d: %s", verb, fd.File, fd.Line, fd.Rule)
-			if r := fd.Resource.Label(); r != "" {
-				line += ": " + r
-			}
-			fmt.Fprintln(msgs, report.Sanitize(line))
+			fmt.Fprintln(msgs, report.FixedLine(verb, fd))
 		}
 	}
 	for _, o := range failures {
@@ -116,7 +112,7 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if check {
 			verb = "would fix"
 		}
-		fmt.Fprintf(msgs, "%s %d %s in %d %s; %d left\n", verb, fixedCount, english.Plural(fixedCount, "finding", "findings"), fixedFiles, english.Plural(fixedFiles, "file", "files"), len(left))
+		fmt.Fprintln(msgs, report.FixTotals(verb, fixedCount, fixedFiles, len(left)))
 	}
 	failing := ses.failOn.Failing(left)
 	if diff && len(failing) > 0 {

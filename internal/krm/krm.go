@@ -36,7 +36,6 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/engine"
-	"github.com/shipshape-dev/shipshape/internal/english"
 	"github.com/shipshape-dev/shipshape/internal/fixer"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/transformers"
@@ -407,53 +406,4 @@ func result(f analysis.Finding, items []itemPlace) *Result {
 		r.Tags["fixable"] = "true"
 	}
 	return r
-}
-
-// Describe is the one-line, human message for a finding, as printed on
-// stderr by `shipshape fn` and the kustomize exec plugin:
-//
-//	shipshape: FILE: KIND/NAME (namespace NS): FIELD: SEVERITY RULE: MESSAGE
-//
-// FILE, the namespace and FIELD are left out when unknown.
-func Describe(f analysis.Finding) string {
-	var b strings.Builder
-	b.WriteString("shipshape: ")
-	if f.File != "" && f.File != manifest.Stdin {
-		b.WriteString(f.File + ": ")
-	}
-	if r := f.Resource.Label(); r != "" {
-		b.WriteString(r + ": ")
-	}
-	if f.Field != "" {
-		b.WriteString(f.Field + ": ")
-	}
-	fmt.Fprintf(&b, "%s %s: %s", f.Severity, f.Rule, f.Message)
-	// One finding, one line, whatever the names and messages hold.
-	return oneLine(b.String())
-}
-
-// Summary is the last stderr line when findings fail the run.
-func Summary(failing []analysis.Finding, failOn, mode string) string {
-	level := strings.ToLower(failOn)
-	if level == "" {
-		level = "error"
-	}
-	fixable := 0
-	for _, f := range failing {
-		if f.Fix != nil {
-			fixable++
-		}
-	}
-	s := fmt.Sprintf("shipshape: %d %s at or above %s", len(failing), english.Plural(len(failing), "finding", "findings"), level)
-	if mode == "fix" {
-		return s + " left after fixing"
-	}
-	if fixable > 0 {
-		s += fmt.Sprintf("; %d fixable with mode: fix", fixable)
-	}
-	return s
-}
-
-func oneLine(s string) string {
-	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 }
