@@ -50,13 +50,13 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	eng.KeepSource = true
 	res := ses.run(slices.Values(inputs))
 	outcomes := fixer.Files(eng, res, fixer.Options{DryRun: dryRun, Roots: roots})
-	byPath := map[string]*fixer.Outcome{}
+	byPath := map[string]*fixer.FileFix{}
 	for _, o := range outcomes {
 		byPath[o.Path] = o
 	}
 
 	fixedFiles, fixedCount, changed := 0, 0, false
-	var failures []*fixer.Outcome
+	var failures []*fixer.FileFix
 	for _, fr := range res.Files {
 		o := byPath[fr.Input.Path]
 		if fr.Input.Path == manifest.Stdin && fr.File != nil {
