@@ -25,6 +25,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/english"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/scope"
 	"github.com/shipshape-dev/shipshape/internal/selector"
@@ -678,7 +679,7 @@ func notesFor(engine, problem string, sets []lwsSet) []analysis.Finding {
 				continue
 			}
 			f.Message = fmt.Sprintf("LeaderWorkerSet %q uses %s, not in the input: %s orders only what it sees, so apply %s before the LWS another way",
-				lwsKey(s.e), depList(s.missing), transformers.EngineNames[engine], plural(len(s.missing), "it", "them"))
+				lwsKey(s.e), depList(s.missing), transformers.EngineNames[engine], english.Plural(len(s.missing), "it", "them"))
 			if engine == transformers.EngineCLIUtils {
 				f.Message += " (cli-utils rejects a depends-on reference outside the apply set, so none is added)"
 			}
@@ -693,11 +694,4 @@ func lwsKey(e *lwsEntry) string {
 		return e.at.Resource.Name
 	}
 	return e.at.Resource.Namespace + "/" + e.at.Resource.Name
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

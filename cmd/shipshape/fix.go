@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shipshape-dev/shipshape/internal/english"
 	"github.com/shipshape-dev/shipshape/internal/fixer"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/report"
@@ -49,13 +50,13 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	eng.KeepSource = true
 	res := ses.run(slices.Values(inputs))
 	outcomes := fixer.Files(eng, res, fixer.Options{DryRun: dryRun, Roots: roots})
-	byPath := map[string]*fixer.Outcome{}
+	byPath := map[string]*fixer.FileFix{}
 	for _, o := range outcomes {
 		byPath[o.Path] = o
 	}
 
 	fixedFiles, fixedCount, changed := 0, 0, false
-	var failures []*fixer.Outcome
+	var failures []*fixer.FileFix
 	for _, fr := range res.Files {
 		o := byPath[fr.Input.Path]
 		if fr.Input.Path == manifest.Stdin && fr.File != nil {
@@ -95,11 +96,7 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			verb = "would fix"
 		}
 		for _, fd := range o.Applied {
-			line := fmt.Sprintf("%s %s:%d: %s", verb, fd.File, fd.Line, fd.Rule)
-			if r := fd.Resource.Label(); r != "" {
-				line += ": " + r
-			}
-			fmt.Fprintln(msgs, report.Sanitize(line))
+			fmt.Fprintln(msgs, report.FixedLine(verb, fd))
 		}
 	}
 	for _, o := range failures {
@@ -115,13 +112,13 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if check {
 			verb = "would fix"
 		}
-		fmt.Fprintf(msgs, "%s %d %s in %d %s; %d left\n", verb, fixedCount, plural(fixedCount, "finding"), fixedFiles, plural(fixedFiles, "file"), len(left))
+		fmt.Fprintln(msgs, report.FixTotals(verb, fixedCount, fixedFiles, len(left)))
 	}
 	failing := ses.failOn.Failing(left)
 	if diff && len(failing) > 0 {
 		// stdout is the patch alone: say why the exit status is 1, with
 		// the count lint and fix give.
-		fmt.Fprintf(stderr, "%d %s left that this diff does not fix", len(left), plural(len(left), "finding"))
+		fmt.Fprintf(stderr, "%d %s left that this diff does not fix", len(left), english.Plural(len(left), "finding", "findings"))
 		if len(failing) < len(left) {
 			fmt.Fprintf(stderr, ", %d at --fail-on %s or above", len(failing), ses.failOn.Threshold)
 		}
@@ -141,11 +138,4 @@ func fixFlags(c *commonFlags, diff, check *bool, stderr io.Writer) *pflag.FlagSe
 	fs.BoolVar(check, "check", false, "write nothing; exit 1 when a fix would change a file")
 	c.register(fs)
 	return fs
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -25,7 +24,7 @@ func runFn(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "shipshape fn: reading stdin: %v\n", err)
 		return exitUsage
 	}
-	out, err := krm.Run(bytes.NewReader(src), stdout, rules.All())
+	out, err := krm.RunBytes(src, stdout, rules.All())
 	if err != nil {
 		var ce *config.Error
 		if errors.As(err, &ce) {

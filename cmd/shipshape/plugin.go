@@ -14,8 +14,8 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/engine"
 	"github.com/shipshape-dev/shipshape/internal/fixer"
-	"github.com/shipshape-dev/shipshape/internal/krm"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/report"
 	"github.com/shipshape-dev/shipshape/rules"
 )
 
@@ -234,9 +234,9 @@ func reportFailing(stderr io.Writer, failing []analysis.Finding, failOn, mode st
 		return exitOK
 	}
 	for _, f := range failing {
-		fmt.Fprintln(stderr, krm.Describe(f))
+		fmt.Fprintln(stderr, report.Describe(f))
 	}
-	fmt.Fprintln(stderr, krm.Summary(failing, failOn, mode))
+	fmt.Fprintln(stderr, report.FailingSummary(failing, failOn, mode))
 	return exitFindings
 }
 
@@ -246,6 +246,6 @@ func reportSummary(stderr io.Writer, failing []analysis.Finding, failOn, mode st
 	if len(failing) == 0 {
 		return exitOK
 	}
-	fmt.Fprintln(stderr, krm.Summary(failing, failOn, mode)+" (listed in the results)")
+	fmt.Fprintln(stderr, report.FailingSummary(failing, failOn, mode)+" (listed in the results)")
 	return exitFindings
 }

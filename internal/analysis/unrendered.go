@@ -1,6 +1,6 @@
 package analysis
 
-import "strconv"
+import "github.com/shipshape-dev/shipshape/internal/english"
 
 // Unrendered says what kind of application a finding reports as not
 // rendered: objects a cluster runs that no rule has seen. The summary
@@ -40,10 +40,7 @@ const (
 // releases").
 func (u Unrendered) Plural(n int) string {
 	one, many := u.names()
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
+	return english.Count(n, one, many)
 }
 
 // Key is u's name in JSON output.

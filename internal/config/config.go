@@ -80,10 +80,6 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Source + ": " + e.Msg }
 
-// Validator checks rule names and severities; the engine supplies it so
-// that this package does not depend on the rules.
-type Validator func(c *Config) error
-
 // Parse decodes a ShipshapeConfig document strictly: unknown fields are
 // errors naming the field and its line.
 func Parse(data []byte, source string) (*Config, error) {

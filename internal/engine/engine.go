@@ -433,52 +433,6 @@ func judges(t analysis.Targets, obj *manifest.Object, rendered bool) bool {
 	return t.Has(analysis.Objects) || t.Has(analysis.SourceFiles)
 }
 
-// parallelFrom is the number of objects from which LintObjects shares the
-// per-object rules among all cores (a ResourceList of a whole repository);
-// below it, starting goroutines costs more than it saves.
-const parallelFrom = 64
-
-// LintObjects runs every enabled rule, cross-resource ones included, over
-// objects that did not come from files (a KRM ResourceList, whose item
-// index is each object's Doc). Comment suppressions need source text and
-// do not apply; annotations do. Findings are by item, then position.
-func (e *Engine) LintObjects(objs []*manifest.Object) []analysis.Finding {
-	var out []analysis.Finding
-	if n := runtime.GOMAXPROCS(0); n > 1 && len(objs) >= parallelFrom {
-		// Contiguous shares, appended in order: the same findings in the
-		// same order as one goroutine would give.
-		parts := make([][]analysis.Finding, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Go(func() {
-				parts[i] = e.checkObjects(objs[i*len(objs)/n:(i+1)*len(objs)/n], nil, nil)
-			})
-		}
-		wg.Wait()
-		for _, p := range parts {
-			out = append(out, p...)
-		}
-	} else {
-		out = e.checkObjects(objs, nil, nil)
-	}
-	// One pseudo-file holds them all, so that Finish orders and
-	// suppresses as for files.
-	fr := &FileResult{}
-	for _, obj := range objs {
-		if obj.Partial {
-			continue
-		}
-		e.observe(fr, obj, objectKey{obj.Doc, obj.Item}, e.application(obj.File))
-	}
-	for i := range out {
-		out[i].Severity = e.severityOf(out[i])
-	}
-	fr.own = out
-	e.finish(&Result{Files: []*FileResult{fr}}, func(analysis.Finding) *FileResult { return fr })
-	SortByItem(fr.Findings)
-	return fr.Findings
-}
-
 // SortByItem orders findings of a ResourceList by item, then position.
 func SortByItem(fs []analysis.Finding) {
 	analysis.Sort(fs)

@@ -48,7 +48,7 @@ func FuzzLint(f *testing.F) {
 		eng.Stdin = bytes.NewReader(data)
 		eng.KeepSource = true
 		res := eng.Run([]manifest.Input{{Path: manifest.Stdin, Explicit: true}})
-		var outcome *fixer.Outcome
+		var outcome *fixer.FileFix
 		if outs := fixer.Files(eng, res, fixer.Options{DryRun: true}); len(outs) > 0 {
 			outcome = outs[0]
 		}

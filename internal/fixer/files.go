@@ -25,9 +25,9 @@ type Options struct {
 	Roots []string
 }
 
-// Outcome is what fixing one file produced. When Err is set nothing was
+// FileFix is what fixing one file produced. When Err is set nothing was
 // written for the file.
-type Outcome struct {
+type FileFix struct {
 	Path      string
 	Orig, Out []byte // whole file bytes, BOM included
 	Applied   []analysis.Finding
@@ -37,7 +37,7 @@ type Outcome struct {
 }
 
 // Changed reports whether the file is (or would be) rewritten.
-func (o *Outcome) Changed() bool { return o.Err == nil && !bytes.Equal(o.Orig, o.Out) }
+func (o *FileFix) Changed() bool { return o.Err == nil && !bytes.Equal(o.Orig, o.Out) }
 
 const bom = "\xef\xbb\xbf"
 
@@ -50,13 +50,13 @@ const bom = "\xef\xbb\xbf"
 // as found in the new bytes; where a file not rewritten was, as found in
 // it with the others fixed; otherwise as found before, the applied ones
 // removed.
-func Files(eng *engine.Engine, res *engine.Result, opt Options) []*Outcome {
+func Files(eng *engine.Engine, res *engine.Result, opt Options) []*FileFix {
 	tried := map[triedKey]bool{}
 	outs, after := fixPass(eng, res, nil, tried)
 	if len(outs) == 0 {
 		return nil
 	}
-	byPath := map[string]*Outcome{}
+	byPath := map[string]*FileFix{}
 	for _, o := range outs {
 		byPath[o.Path] = o
 	}
@@ -76,7 +76,7 @@ func Files(eng *engine.Engine, res *engine.Result, opt Options) []*Outcome {
 		for _, n := range next {
 			o := byPath[n.Path]
 			if o == nil {
-				o = &Outcome{Path: n.Path, Orig: n.Orig, Out: n.Orig}
+				o = &FileFix{Path: n.Path, Orig: n.Orig, Out: n.Orig}
 				outs = append(outs, o)
 				byPath[o.Path] = o
 			}
@@ -100,7 +100,7 @@ func Files(eng *engine.Engine, res *engine.Result, opt Options) []*Outcome {
 	writeFailed := false
 	// One file may be linted under two names (a symbolic link to it): it
 	// is written once, under the first.
-	written := map[string]*Outcome{}
+	written := map[string]*FileFix{}
 	sc := scope.Of(opt.Roots)
 	for _, o := range outs {
 		if !o.Changed() || opt.DryRun || o.Path == manifest.Stdin {
@@ -201,7 +201,7 @@ const maxPasses = 5
 // read them, and verifies the result with the files in base (the passes
 // before) read from there. It returns the outcomes and the verifying lint;
 // after is res when there was nothing to fix.
-func fixPass(eng *engine.Engine, res *engine.Result, base map[string][]byte, tried map[triedKey]bool) (outs []*Outcome, after *engine.Result) {
+func fixPass(eng *engine.Engine, res *engine.Result, base map[string][]byte, tried map[triedKey]bool) (outs []*FileFix, after *engine.Result) {
 	for _, fr := range res.Files {
 		var fixes []analysis.Finding
 		for _, fd := range Fixable(fr.Findings) {
@@ -224,8 +224,8 @@ func fixPass(eng *engine.Engine, res *engine.Result, base map[string][]byte, tri
 // fixFile plans and applies one file's fixes: its bytes are parsed once,
 // each finding's edits resolved on that parse, and the byte applier makes
 // them (all at once, else one by one).
-func fixFile(file *manifest.File, fixes []analysis.Finding) *Outcome {
-	o := &Outcome{Path: file.Path, Orig: file.Src}
+func fixFile(file *manifest.File, fixes []analysis.Finding) *FileFix {
+	o := &FileFix{Path: file.Path, Orig: file.Src}
 	if file.BOM {
 		o.Orig = append([]byte(bom), file.Src...)
 	}
@@ -320,7 +320,7 @@ func resolveEdits(target *yaml.Node, fd analysis.Finding) ([]transformers.Edit, 
 // why), and the rest is verified again without it, since cross-resource
 // findings span files. The files in base (changed by a pass before) are
 // read from there. It returns the last lint.
-func verifyFiles(eng *engine.Engine, res *engine.Result, outs []*Outcome, base map[string][]byte) *engine.Result {
+func verifyFiles(eng *engine.Engine, res *engine.Result, outs []*FileFix, base map[string][]byte) *engine.Result {
 	for {
 		changed := maps.Clone(base)
 		if changed == nil {

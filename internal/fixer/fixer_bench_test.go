@@ -25,7 +25,7 @@ func fixable(eng *engine.Engine, name string, src []byte) *engine.Result {
 }
 
 // fix runs the driver on a copy of res, whose findings it rewrites.
-func fix(b *testing.B, eng *engine.Engine, res *engine.Result) *fixer.Outcome {
+func fix(b *testing.B, eng *engine.Engine, res *engine.Result) *fixer.FileFix {
 	c := *res
 	c.Files = []*engine.FileResult{}
 	for _, fr := range res.Files {

@@ -27,7 +27,7 @@ func TestFilesFixesWhatAFixUncovers(t *testing.T) {
 		orig := readAll(t, dir)
 		res, fixed := fixTree(t, dir, dry)
 		var applied []string
-		outs := map[string]*Outcome{}
+		outs := map[string]*FileFix{}
 		for _, o := range fixed {
 			if o.Err != nil {
 				t.Fatalf("dry %v: %s: %v", dry, o.Path, o.Err)
@@ -64,7 +64,7 @@ func TestFilesFixesWhatAFixUncovers(t *testing.T) {
 
 // fixTree does what `shipshape fix` does to the tree at dir: lint it,
 // rendering its kustomize roots, then the fix driver.
-func fixTree(t *testing.T, dir string, dry bool) (*engine.Result, []*Outcome) {
+func fixTree(t *testing.T, dir string, dry bool) (*engine.Result, []*FileFix) {
 	t.Helper()
 	eng, err := engine.New(rules.All(), &config.Config{}, nil, nil)
 	if err != nil {

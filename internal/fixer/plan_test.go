@@ -57,7 +57,7 @@ func withAnn(doc, ann string) string {
 
 // fixRun does what `shipshape fix` does: lint (keeping the bytes), then
 // the fix driver; between runs after the lint, before anything is written.
-func fixRun(t *testing.T, dir string, dry bool, between func()) (*engine.Result, map[string]*Outcome, []string) {
+func fixRun(t *testing.T, dir string, dry bool, between func()) (*engine.Result, map[string]*FileFix, []string) {
 	t.Helper()
 	eng, err := engine.New(rules.All(), &config.Config{LWS: config.LWSConfig{Engine: "kapp"}}, nil, nil)
 	if err != nil {
@@ -72,7 +72,7 @@ func fixRun(t *testing.T, dir string, dry bool, between func()) (*engine.Result,
 	if between != nil {
 		between()
 	}
-	outcomes := map[string]*Outcome{}
+	outcomes := map[string]*FileFix{}
 	var failures []string
 	for _, o := range Files(eng, res, Options{DryRun: dry, Roots: []string{dir}}) {
 		outcomes[o.Path] = o

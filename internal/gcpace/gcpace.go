@@ -51,6 +51,7 @@ var (
 	raisers int      // Raise calls not restored yet
 	live    uint64   // the live heap after the last collection
 	set     [2]int64 // the percent and limit last set
+	ceiling int64    // Cap's bound on the heap under the ratio's pace (0: none)
 )
 
 // Start paces the collector (see Pace) from now on, and again after every
@@ -105,11 +106,45 @@ func Raised(base, r float64, live uint64) float64 {
 	return max(base, raiseCap/float64(live))
 }
 
+// Cap bounds the heap by a soft memory limit of bytes while the ratio
+// paces, for a run whose memory should stay proportional to its input
+// (`shipshape fn`: the ResourceList's bytes, which it keeps, plus what the
+// rules keep of every item). Under the ratio alone a large live heap
+// leaves up to twice itself of garbage. ok is false, and nothing changes,
+// when Start did not run.
+func Cap(bytes int64) (ok bool) {
+	mu.Lock()
+	defer mu.Unlock()
+	if !started {
+		return false
+	}
+	ceiling = bytes
+	apply()
+	return true
+}
+
+// Capped is the soft memory limit for the ratio's pace under a Cap of
+// ceiling bytes (0: none) and a live heap of live bytes: the ceiling,
+// but never within a quarter of the live heap, where the collector would
+// run without pause, and never under budget.
+func Capped(budget, ceiling int64, live uint64) int64 {
+	if ceiling <= 0 {
+		return math.MaxInt64
+	}
+	if live > math.MaxInt64/2 {
+		return math.MaxInt64
+	}
+	return max(ceiling, budget, int64(live+live/4))
+}
+
 // apply sets the pace for the last live heap seen; mu is held. It sets
 // only what changed: turning GOGC off waits for a collection under way
 // to finish.
 func apply() {
 	percent, limit := Pace(budget, Raised(base, ratio, live), live)
+	if percent >= 0 {
+		limit = Capped(budget, ceiling, live)
+	}
 	if set == [2]int64{int64(percent), limit} {
 		return
 	}

@@ -116,3 +116,26 @@ func TestRaised(t *testing.T) {
 		}
 	}
 }
+
+// Capped: the ceiling bounds the heap under the ratio, but never within a
+// quarter of the live heap (the collector would run without pause) nor
+// under the budget.
+func TestCapped(t *testing.T) {
+	const mb = 1 << 20
+	for _, tc := range []struct {
+		budget, ceiling int64
+		live            uint64
+		want            int64
+	}{
+		{118 * mb, 0, 400 * mb, math.MaxInt64},              // no Cap
+		{118 * mb, 640 * mb, 100 * mb, 640 * mb},            // room under it
+		{118 * mb, 640 * mb, 512 * mb, 640 * mb},            // a quarter left
+		{118 * mb, 640 * mb, 600 * mb, 750 * mb},            // less: above it
+		{118 * mb, 6 * mb, 50 * mb, 118 * mb},               // a small input: the budget
+		{118 * mb, 640 * mb, math.MaxUint64, math.MaxInt64}, // no overflow
+	} {
+		if got := Capped(tc.budget, tc.ceiling, tc.live); got != tc.want {
+			t.Errorf("Capped(%d, %d, %d) = %d, want %d", tc.budget, tc.ceiling, tc.live, got, tc.want)
+		}
+	}
+}

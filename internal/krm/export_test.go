@@ -38,12 +38,31 @@ func RunFramework(r io.Reader, w io.Writer) (*Outcome, error) {
 
 // FastPath says whether Run takes the fast path for src.
 func FastPath(src []byte) bool {
-	l, ok := split(src)
-	if ok {
-		_, ok = runSplit(l, rules.All())
-	}
+	_, ok := runSplit(src, rules.All())
 	return ok
 }
 
 // RunGeneral is Run's path for what the fast path does not take.
 var RunGeneral = runGeneral
+
+// SetBatchBytes makes the lint batches about n bytes of items (see
+// batchBytes) until the returned func restores them.
+func SetBatchBytes(n int) (restore func()) {
+	old := batchBytes
+	batchBytes = n
+	return func() { batchBytes = old }
+}
+
+// Batches is how many batches the fast path lints src in (0: it does not
+// read src).
+func Batches(src []byte) int {
+	b, ok := findItems(src)
+	if !ok {
+		return 0
+	}
+	n := 0
+	for lo := 0; lo < len(b.entries); lo = nextBatch(src, b, lo) {
+		n++
+	}
+	return n
+}

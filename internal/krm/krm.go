@@ -70,10 +70,14 @@ func Run(r io.Reader, w io.Writer, rs []*analysis.Rule) (*Outcome, error) {
 	if err != nil {
 		return &Outcome{Mode: "lint"}, fmt.Errorf("failed to read ResourceList input: %w", err)
 	}
-	if l, ok := split(src); ok {
-		if out, ok := runSplit(l, rs); ok {
-			return out, writeSplit(w, out.src, out.results)
-		}
+	return RunBytes(src, w, rs)
+}
+
+// RunBytes is Run on a ResourceList already read: src is not copied, and
+// the caller must not change it.
+func RunBytes(src []byte, w io.Writer, rs []*analysis.Rule) (*Outcome, error) {
+	if out, ok := runSplit(src, rs); ok {
+		return out, writeSplit(w, out.src, out.results)
 	}
 	return runGeneral(bytes.NewReader(src), w, rs)
 }
@@ -92,8 +96,8 @@ func process(rl *resourceList, out *Outcome, rs []*analysis.Rule) error {
 		rl.Results = append(rl.Results, &Result{Message: "shipshape: " + err.Error(), Severity: SeverityError})
 		return err
 	}
-	findings := eng.LintObjects(objects(rl.Items))
-	before := rl.Items
+	findings := eng.LintObjects(objects(rl.Items, 0))
+	before := places(rl.Items)
 	var fixed []analysis.Finding
 	if out.Mode == "fix" {
 		// Each try applies its fixes to copies of the items.
@@ -108,7 +112,7 @@ func process(rl *resourceList, out *Outcome, rs []*analysis.Rule) error {
 			}
 			return copies, transformers.ApplyNodes(edits)
 		}, func(items []*yaml.RNode) ([]analysis.Finding, error) {
-			return eng.LintObjects(objects(items)), nil
+			return eng.LintObjects(objects(items, 0)), nil
 		})
 		if err != nil {
 			rl.Results = append(rl.Results, &Result{Message: "shipshape: cannot fix: " + err.Error(), Severity: SeverityError})
@@ -119,7 +123,11 @@ func process(rl *resourceList, out *Outcome, rs []*analysis.Rule) error {
 			fixed, findings = applied, left
 		}
 	}
-	rl.Results = append(rl.Results, out.record(fixed, before, findings, rl.Items)...)
+	after := before
+	if len(fixed) > 0 {
+		after = places(rl.Items)
+	}
+	rl.Results = append(rl.Results, out.record(fixed, before, findings, after)...)
 	return nil
 }
 
@@ -144,54 +152,66 @@ func ynodes(items []*yaml.RNode) []*yaml.Node {
 	return out
 }
 
-// runSplit lints (and fixes) a ResourceList the fast path parsed. Fixes are
-// made in the bytes, as `shipshape fix` makes them in files, and the
-// result is parsed again for the findings left. It returns ok=false, having
-// written nothing, for what kyaml's path does differently: a bad
-// functionConfig (reported there) and fixes that do not verify (reported
-// there).
-func runSplit(l *splitList, rs []*analysis.Rule) (out *Outcome, ok bool) {
-	out = &Outcome{Mode: "lint"}
+// runSplit lints (and fixes) src if it is a ResourceList the fast path
+// reads. Lint mode lints it batch by batch (batch.go). Fixes are made in
+// the bytes, as `shipshape fix` makes them in files, and the result is
+// parsed again for the findings left. It returns ok=false, having
+// written nothing, for what kyaml's path does differently: a shape the
+// fast path does not read, a bad functionConfig (reported there) and
+// fixes that do not verify (reported there).
+func runSplit(src []byte, rs []*analysis.Rule) (out *Outcome, ok bool) {
+	b, ok := findItems(src)
+	if !ok {
+		return nil, false
+	}
+	fcNode, ok := parseSkeleton(src, b)
+	if !ok {
+		return nil, false
+	}
+	out = &Outcome{Mode: "lint", src: src}
 	var fc *yaml.RNode
-	if l.functionConfig != nil {
-		fc = yaml.NewRNode(l.functionConfig)
+	if fcNode != nil {
+		fc = yaml.NewRNode(fcNode)
 	}
 	eng, err := out.setUp(fc, rs)
 	if err != nil {
 		return nil, false
 	}
-	items := rnodes(l.items)
-	findings := eng.LintObjects(objects(items))
-	out.src = l.src
-	before := items
-	var fixed []analysis.Finding
-	if out.Mode == "fix" {
-		// The item nodes' positions are in l.src: every try applies its
-		// edits to those bytes.
-		var fixedItems []*yaml.RNode
-		src, applied, left, err := fixer.Items(findings, func(set []analysis.Finding) ([]byte, error) {
-			edits, err := resolveAll(l.items, set)
-			if err != nil {
-				return nil, err
-			}
-			return transformers.ApplyBytes(l.src, edits)
-		}, func(src []byte) ([]analysis.Finding, error) {
-			after, ok := split(src)
-			if !ok || len(after.items) != len(items) {
-				return nil, errors.New("the fixed ResourceList does not read back")
-			}
-			fixedItems = rnodes(after.items)
-			return eng.LintObjects(objects(fixedItems)), nil
-		})
-		if err != nil {
-			return nil, false
-		}
-		if len(applied) > 0 {
-			out.src, items = src, fixedItems
-		}
-		fixed, findings = applied, left
+	if out.Mode != "fix" {
+		return out, lintBatches(out, eng, src, b)
 	}
-	out.results = out.record(fixed, before, findings, items)
+	nodes, err := parseEntries(src, b, 0, len(b.entries))
+	if err != nil {
+		return nil, false
+	}
+	items := rnodes(nodes)
+	findings := eng.LintObjects(objects(items, 0))
+	// The item nodes' positions are in src: every try applies its edits
+	// to those bytes.
+	var fixedItems []*yaml.RNode
+	fixedSrc, applied, left, err := fixer.Items(findings, func(set []analysis.Finding) ([]byte, error) {
+		edits, err := resolveAll(nodes, set)
+		if err != nil {
+			return nil, err
+		}
+		return transformers.ApplyBytes(src, edits)
+	}, func(src []byte) ([]analysis.Finding, error) {
+		after, ok := split(src)
+		if !ok || len(after.items) != len(items) {
+			return nil, errors.New("the fixed ResourceList does not read back")
+		}
+		fixedItems = rnodes(after.items)
+		return eng.LintObjects(objects(fixedItems, 0)), nil
+	})
+	if err != nil {
+		return nil, false
+	}
+	before := places(items)
+	after := before
+	if len(applied) > 0 {
+		out.src, after = fixedSrc, places(fixedItems)
+	}
+	out.results = out.record(applied, before, left, after)
 	return out, true
 }
 
@@ -246,7 +266,7 @@ func (out *Outcome) setUp(fc *yaml.RNode, rs []*analysis.Rule) (*engine.Engine, 
 // record keeps the findings in the outcome and turns them into results:
 // first the fixes applied (positions in the items before fixing), then the
 // findings left (positions in the items after).
-func (out *Outcome) record(fixed []analysis.Finding, before []*yaml.RNode, findings []analysis.Finding, after []*yaml.RNode) []*Result {
+func (out *Outcome) record(fixed []analysis.Finding, before []itemPlace, findings []analysis.Finding, after []itemPlace) []*Result {
 	out.Fixed = fixed
 	engine.SortByItem(findings)
 	out.Findings = findings
@@ -291,16 +311,16 @@ func functionConfig(fc *yaml.RNode) (*config.Config, error) {
 	return nil, &config.Error{Source: "functionConfig", Msg: fmt.Sprintf("kind %q: want %s (apiVersion %s) or ConfigMap", fc.GetKind(), config.Kind, config.APIVersion)}
 }
 
-// objects wraps the items for the rules. The nodes are shared, so fixes
-// applied to them change the items that are written out. Each object's
-// File is its config.kubernetes.io/path annotation ("" when absent) and
-// its Doc is the index of its item in the ResourceList, which result()
-// maps back to the item. The caller keeps the items reachable until the
-// fixes are applied: the LWS ordering rules hold objects only weakly
-// (rules/lws_order.go, editRoot).
-func objects(items []*yaml.RNode) []*manifest.Object {
+// objects wraps the items for the rules; items[0] is item first of the
+// ResourceList. The nodes are shared, so fixes applied to them change the
+// items that are written out. Each object's File is its
+// config.kubernetes.io/path annotation ("" when absent) and its Doc is
+// the index of its item in the ResourceList, which result() maps back to
+// the item's place.
+func objects(items []*yaml.RNode, first int) []*manifest.Object {
 	var objs []*manifest.Object
-	for i, it := range items {
+	for j, it := range items {
+		i := first + j
 		if isLocalConfig(it) {
 			continue
 		}
@@ -345,7 +365,9 @@ func annotation(n *yaml.Node, key string) string {
 	return manifest.ScalarValue(manifest.Path(n, "metadata", "annotations", key))
 }
 
-func result(f analysis.Finding, items []*yaml.RNode) *Result {
+// result is the result of f; items are the places of the ResourceList's
+// items (f.Doc indexes them).
+func result(f analysis.Finding, items []itemPlace) *Result {
 	sev := SeverityError
 	switch f.Severity {
 	case analysis.Warning:
@@ -368,146 +390,20 @@ func result(f analysis.Finding, items []*yaml.RNode) *Result {
 		r.Field = &Field{Path: f.Field}
 	}
 	if f.Doc >= 0 && f.Doc < len(items) {
-		if path, index := fileAnnotations(items[f.Doc].YNode()); path != "" {
-			r.File = &File{Path: path}
-			if n, err := strconv.Atoi(index); err == nil {
+		p := &items[f.Doc]
+		if p.path != "" {
+			r.File = &File{Path: p.path}
+			if n, err := strconv.Atoi(p.index); err == nil {
 				r.File.Index = n
 			}
 		}
 		if f.Line > 0 {
-			r.Tags["line"] = strconv.Itoa(resourceLine(items[f.Doc].YNode(), f.Line))
-			r.Tags["column"] = strconv.Itoa(max(f.Column-items[f.Doc].YNode().Column+1, 1))
+			r.Tags["line"] = strconv.Itoa(p.resourceLine(f.Line))
+			r.Tags["column"] = strconv.Itoa(p.resourceColumn(f.Column))
 		}
 	}
 	if f.Fix != nil {
 		r.Tags["fixable"] = "true"
 	}
 	return r
-}
-
-// readerAnnotations are added by kpt, kustomize and kyaml readers to track
-// resources; they are not in the user's file.
-var readerAnnotations = map[string]bool{
-	kioutil.LegacyPathAnnotation:                                     true,
-	kioutil.LegacyIndexAnnotation:                                    true,
-	kioutil.LegacyIdAnnotation:                                       true,
-	string(kioutil.PathAnnotation):                                   true,
-	string(kioutil.IndexAnnotation):                                  true,
-	string(kioutil.IdAnnotation):                                     true,
-	string(kioutil.SeqIndentAnnotation):                              true,
-	string(kioutil.InternalAnnotationsMigrationResourceIDAnnotation): true,
-	"kustomize.config.k8s.io/id":                                     true,
-}
-
-// resourceLine turns line, a line of the ResourceList, into the line
-// within the resource: 1 is the resource's first line (its head comment
-// included), and the lines of
-// the tracking annotations that kpt and kustomize add (path, index, id)
-// are not counted. For a resource written in the usual block style this
-// is its line within its YAML document in the file it came from.
-func resourceLine(obj *yaml.Node, line int) int {
-	rel := line - obj.Line + 1 + commentLines(obj.HeadComment)
-	if len(obj.Content) > 0 {
-		rel += commentLines(obj.Content[0].HeadComment)
-	}
-	ann := manifest.Path(obj, "metadata", "annotations")
-	if ann == nil || ann.Kind != yaml.MappingNode || ann.Style&yaml.FlowStyle != 0 {
-		return rel
-	}
-	kept := 0
-	for i := 0; i+1 < len(ann.Content); i += 2 {
-		k, v := ann.Content[i], ann.Content[i+1]
-		if k.Line == 0 {
-			continue // added after parsing (kyaml's annotation migration)
-		}
-		if !readerAnnotations[k.Value] {
-			kept++
-			continue
-		}
-		if k.Line < line {
-			rel -= entryLines(v)
-		}
-	}
-	if kept == 0 {
-		if k, _ := manifest.MapEntry(manifest.MapGet(obj, "metadata"), "annotations"); k != nil && k.Line > 0 && k.Line < line {
-			rel-- // the annotations: line itself would be gone
-		}
-	}
-	if rel < 1 {
-		rel = 1
-	}
-	return rel
-}
-
-// commentLines is how many lines a head comment takes.
-func commentLines(c string) int {
-	if c == "" {
-		return 0
-	}
-	return strings.Count(strings.TrimSuffix(c, "\n"), "\n") + 1
-}
-
-// entryLines is how many lines a `key: value` annotation entry takes.
-func entryLines(v *yaml.Node) int {
-	switch v.Style {
-	case yaml.LiteralStyle, yaml.FoldedStyle:
-		return 1 + strings.Count(strings.TrimSuffix(v.Value, "\n"), "\n") + 1
-	}
-	return 1
-}
-
-// Describe is the one-line, human message for a finding, as printed on
-// stderr by `shipshape fn` and the kustomize exec plugin:
-//
-//	shipshape: FILE: KIND/NAME (namespace NS): FIELD: SEVERITY RULE: MESSAGE
-//
-// FILE, the namespace and FIELD are left out when unknown.
-func Describe(f analysis.Finding) string {
-	var b strings.Builder
-	b.WriteString("shipshape: ")
-	if f.File != "" && f.File != manifest.Stdin {
-		b.WriteString(f.File + ": ")
-	}
-	if r := f.Resource.Label(); r != "" {
-		b.WriteString(r + ": ")
-	}
-	if f.Field != "" {
-		b.WriteString(f.Field + ": ")
-	}
-	fmt.Fprintf(&b, "%s %s: %s", f.Severity, f.Rule, f.Message)
-	// One finding, one line, whatever the names and messages hold.
-	return oneLine(b.String())
-}
-
-// Summary is the last stderr line when findings fail the run.
-func Summary(failing []analysis.Finding, failOn, mode string) string {
-	level := strings.ToLower(failOn)
-	if level == "" {
-		level = "error"
-	}
-	fixable := 0
-	for _, f := range failing {
-		if f.Fix != nil {
-			fixable++
-		}
-	}
-	s := fmt.Sprintf("shipshape: %d %s at or above %s", len(failing), plural(len(failing), "finding"), level)
-	if mode == "fix" {
-		return s + " left after fixing"
-	}
-	if fixable > 0 {
-		s += fmt.Sprintf("; %d fixable with mode: fix", fixable)
-	}
-	return s
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
-}
-
-func oneLine(s string) string {
-	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 }

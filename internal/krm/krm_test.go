@@ -12,9 +12,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/config"
-	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/report"
 	"github.com/shipshape-dev/shipshape/rules"
 )
 
@@ -55,10 +54,10 @@ func TestRunGolden(t *testing.T) {
 			}
 			var stderr strings.Builder
 			for _, f := range out.Failing {
-				stderr.WriteString(Describe(f) + "\n")
+				stderr.WriteString(report.Describe(f) + "\n")
 			}
 			if len(out.Failing) > 0 {
-				stderr.WriteString(Summary(out.Failing, out.FailOn, out.Mode) + "\n")
+				stderr.WriteString(report.FailingSummary(out.Failing, out.FailOn, out.Mode) + "\n")
 			}
 			golden(t, tt.name+".golden", stdout.Bytes())
 			golden(t, tt.name+".stderr", []byte(stderr.String()))
@@ -265,28 +264,6 @@ func TestResourceLine(t *testing.T) {
 				t.Errorf("resourceLine = %d, want %d", got, tt.want)
 			}
 		})
-	}
-}
-
-func TestDescribe(t *testing.T) {
-	tests := []struct {
-		name string
-		f    analysis.Finding
-		want string
-	}{
-		{"whole", analysis.Finding{File: "web.yaml", Resource: manifest.Resource{Kind: "Deployment", Name: "web", Namespace: "prod"}, Field: "spec.replicas", Severity: analysis.Error, Rule: "r", Message: "m"},
-			"shipshape: web.yaml: Deployment/web (namespace prod): spec.replicas: error r: m"},
-		{"stdin, no field", analysis.Finding{File: manifest.Stdin, Resource: manifest.Resource{Kind: "Service", Name: "s"}, Severity: analysis.Warning, Rule: "r", Message: "m"},
-			"shipshape: Service/s: warning r: m"},
-		{"kind without a name", analysis.Finding{File: "kustomization.yaml", Resource: manifest.Resource{Kind: "Kustomization"}, Severity: analysis.Info, Rule: "r", Message: "m"},
-			"shipshape: kustomization.yaml: Kustomization: info r: m"},
-		{"line breaks in names and message", analysis.Finding{Resource: manifest.Resource{Kind: "ConfigMap", Name: "a\nshipshape: b"}, Severity: analysis.Error, Rule: "r", Message: "one\r\ntwo"},
-			"shipshape: ConfigMap/a shipshape: b: error r: one two"},
-	}
-	for _, tt := range tests {
-		if got := Describe(tt.f); got != tt.want {
-			t.Errorf("%s: Describe = %q, want %q", tt.name, got, tt.want)
-		}
 	}
 }
 

@@ -61,7 +61,7 @@ func split(src []byte) (l *splitList, ok bool) {
 	if !ok {
 		return nil, false
 	}
-	items, err := parseEntries(src, b)
+	items, err := parseEntries(src, b, 0, len(b.entries))
 	if err != nil {
 		return nil, false
 	}
@@ -220,35 +220,42 @@ func parseSkeleton(src []byte, b *itemsBlock) (*yaml.Node, bool) {
 	return fc, true
 }
 
-// parseEntries parses the items block in pieces, on all cores, and returns
-// the entries with the line numbers they have in src.
-func parseEntries(src []byte, b *itemsBlock) ([]*yaml.Node, error) {
+// entryOffset is the byte offset of entry i (where the block ends for
+// i == len(b.entries)).
+func (b *itemsBlock) entryOffset(src []byte, i int) int {
+	if i < len(b.entries) {
+		return b.offset(src, b.entries[i])
+	}
+	return b.offset(src, b.end)
+}
+
+// parseEntries parses entries [lo, hi) of the items block in pieces, on
+// all cores, and returns them with the line numbers they have in src. lo
+// and hi must be cuttable (or hi the end): see findItems.
+func parseEntries(src []byte, b *itemsBlock, lo, hi int) ([]*yaml.Node, error) {
 	type piece struct {
 		first, n int // entries[first:first+n]
 		items    []*yaml.Node
 		err      error
 	}
 	var pieces []*piece
-	total := b.offset(src, b.end) - b.offset(src, b.entries[0])
-	want := min(runtime.GOMAXPROCS(0)*4, len(b.entries))
-	next, first := total/want, 0
-	for i := 1; i <= len(b.entries); i++ {
-		if i == len(b.entries) {
+	start := b.entryOffset(src, lo)
+	total := b.entryOffset(src, hi) - start
+	want := min(runtime.GOMAXPROCS(0)*4, hi-lo)
+	next, first := total/want, lo
+	for i := lo + 1; i <= hi; i++ {
+		if i == hi {
 			pieces = append(pieces, &piece{first: first, n: i - first})
 			break
 		}
-		if b.cuttable[i] && b.offset(src, b.entries[i])-b.offset(src, b.entries[0]) >= next {
+		if b.cuttable[i] && b.entryOffset(src, i)-start >= next {
 			pieces = append(pieces, &piece{first: first, n: i - first})
 			first = i
 			next += total / want
 		}
 	}
 	work := func(p *piece) {
-		from := b.offset(src, b.entries[p.first])
-		to := b.offset(src, b.end)
-		if e := p.first + p.n; e < len(b.entries) {
-			to = b.offset(src, b.entries[e])
-		}
+		from, to := b.entryOffset(src, p.first), b.entryOffset(src, p.first+p.n)
 		p.items, p.err = parsePiece(src[from:to], b.entries[p.first], p.n)
 	}
 	if len(pieces) == 1 {
@@ -265,7 +272,7 @@ func parseEntries(src []byte, b *itemsBlock) ([]*yaml.Node, error) {
 		}
 		wg.Wait()
 	}
-	items := make([]*yaml.Node, 0, len(b.entries))
+	items := make([]*yaml.Node, 0, hi-lo)
 	for _, p := range pieces {
 		if p.err != nil {
 			return nil, p.err

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/english"
 )
 
 // GitHub shows at most this many annotations of each kind (error, warning,
@@ -80,7 +81,7 @@ func githubSummary(sum Summary, fixCommand string, logOnly map[string]int) strin
 		{"error", "error", "errors"}, {"warning", "warning", "warnings"}, {"notice", "info", "infos"},
 	} {
 		if n := logOnly[k.kind]; n > 0 {
-			dropped = append(dropped, plural(n, k.one, k.many))
+			dropped = append(dropped, english.Count(n, k.one, k.many))
 		}
 	}
 	if len(dropped) == 0 {

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/english"
 )
 
 const (
@@ -168,15 +169,15 @@ func severityColor(s analysis.Severity) string {
 //
 // It never says "no problems" when an application was not rendered.
 func summaryLine(sum Summary, fixCommand string, verbose bool) string {
-	scope := fmt.Sprintf("in %s (%s)", plural(sum.Files, "file", "files"), plural(sum.Resources, "resource", "resources"))
+	scope := fmt.Sprintf("in %s (%s)", english.Count(sum.Files, "file", "files"), english.Count(sum.Resources, "resource", "resources"))
 	if sum.Errors == 0 && sum.Warnings == 0 && sum.Infos == 0 && sum.NotRenderedTotal() == 0 {
 		return "no problems " + scope
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s, %s, %s %s",
-		plural(sum.Errors, "error", "errors"),
-		plural(sum.Warnings, "warning", "warnings"),
-		plural(sum.Infos, "info", "infos"),
+		english.Count(sum.Errors, "error", "errors"),
+		english.Count(sum.Warnings, "warning", "warnings"),
+		english.Count(sum.Infos, "info", "infos"),
 		scope)
 	if sum.Fixable > 0 {
 		fmt.Fprintf(&b, "; %d fixable", sum.Fixable)
@@ -185,7 +186,7 @@ func summaryLine(sum Summary, fixCommand string, verbose bool) string {
 		}
 	}
 	if n := sum.NotRenderedTotal(); n > 0 {
-		fmt.Fprintf(&b, "; %s not rendered: %s", plural(n, "application", "applications"), notRenderedText(sum.NotRendered))
+		fmt.Fprintf(&b, "; %s not rendered: %s", english.Count(n, "application", "applications"), notRenderedText(sum.NotRendered))
 		if sum.Unlisted > 0 && !verbose {
 			b.WriteString(" (shipshape -v lists them)")
 		}
@@ -211,11 +212,4 @@ func notRenderedText(by map[analysis.Unrendered]int) string {
 		parts[i] = k.Plural(by[k])
 	}
 	return strings.Join(parts, ", ")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
