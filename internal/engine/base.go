@@ -175,6 +175,13 @@ func (e *Engine) judgeRootChange(t *renderState, files map[string]*FileResult, b
 		if base == nil || err != nil || o.Doc < 0 || o.Doc >= len(base.Objects) {
 			return ""
 		}
+		// A field the base lacks: where its nearest part was written.
+		for len(p) > 1 {
+			if _, v := p.Get(base.Objects[o.Doc].Node); v != nil {
+				break
+			}
+			p = p[:len(p)-1]
+		}
 		l := br.Locate(base, base.Objects[o.Doc], p)
 		if l.Source == render.FromRendered || l.Line == 0 {
 			return t.show(base.Root.File)
