@@ -319,3 +319,77 @@ func TestBaseWorkTreeStates(t *testing.T) {
 		t.Errorf("outside a repository: exit %d, %q", code, stderr)
 	}
 }
+
+// TestBaseEngines: the applier comes from the repository: a Flux
+// Kustomization building the root's path (force: true recreates), an Argo
+// CD Application whose source path it is (Replace=true,Force=true), else
+// the configuration's lws.engine, else unknown.
+func TestBaseEngines(t *testing.T) {
+	widened := strings.Replace(baseDeployment, "      app: web\n  template", "      app: web\n      tier: front\n  template", 1)
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"flux force", map[string]string{"clusters/prod/apps.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\nspec:\n  path: ./apps/web\n  prune: true\n  force: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n"},
+			"force: true deletes the object"},
+		{"flux", map[string]string{"clusters/prod/apps.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\nspec:\n  path: ./apps/web\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n"},
+			"dependants stall"},
+		{"argo cd replace", map[string]string{"argocd/web.yaml": "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\nspec:\n  source:\n    repoURL: https://example.invalid/repo.git\n    path: apps/web\n  syncPolicy:\n    automated:\n      prune: true\n    syncOptions:\n      - Replace=true\n      - Force=true\n"},
+			"Replace=true,Force=true deletes the object"},
+		{"configured", map[string]string{".shipshape.yaml": "apiVersion: shipshape.dev/v1alpha1\nkind: ShipshapeConfig\nspec:\n  lws:\n    engine: argocd\n"},
+			"the engine named by the configuration"},
+		{"unknown", nil, "kubectl and server-side apply fail (422 Invalid), Argo CD's sync fails"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := gitRepo(t)
+			writeFiles(t, repo, tc.files)
+			writeFiles(t, repo, map[string]string{"apps/web/kustomization.yaml": "resources:\n  - deploy.yaml\n", "apps/web/deploy.yaml": baseDeployment})
+			commitAll(t, repo, "base")
+			writeFiles(t, repo, map[string]string{"apps/web/deploy.yaml": widened})
+			_, found, stderr := lintIn(t, repo, "refused-update", "--base", "HEAD", ".")
+			if len(found) != 1 || !strings.Contains(found[0].Message, tc.want) {
+				t.Errorf("%+v (%s); want one finding saying %q", found, stderr, tc.want)
+			}
+		})
+	}
+}
+
+// TestBaseFix: fix --base restores what the change added, and lint --base
+// is then clean.
+func TestBaseFix(t *testing.T) {
+	repo := gitRepo(t)
+	writeFiles(t, repo, map[string]string{"apps/web/kustomization.yaml": "resources:\n  - deploy.yaml\n", "apps/web/deploy.yaml": baseDeployment})
+	commitAll(t, repo, "base")
+	writeFiles(t, repo, map[string]string{"apps/web/deploy.yaml": strings.Replace(baseDeployment, "      app: web\n  template", "      app: web\n      tier: front\n  template", 1)})
+	wd, _ := os.Getwd()
+	if err := os.Chdir(repo); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"fix", "--base", "HEAD", "."}, strings.NewReader(""), &stdout, &stderr)
+	os.Chdir(wd)
+	if code != 0 || readFile(t, filepath.Join(repo, "apps/web/deploy.yaml")) != baseDeployment {
+		t.Fatalf("fix --base: exit %d\n%s%s\n%s", code, stdout.String(), stderr.String(), readFile(t, filepath.Join(repo, "apps/web/deploy.yaml")))
+	}
+	if code, found, _ := lintIn(t, repo, "", "--base", "HEAD", "."); code != 0 || len(found) != 0 {
+		t.Errorf("after the fix: exit %d, %+v", code, found)
+	}
+}
+
+// TestBasePlainDirectory: a directory of plain manifests is judged file
+// set to file set, a Service moved from one file to another included.
+func TestBasePlainDirectory(t *testing.T) {
+	repo := gitRepo(t)
+	svc := "apiVersion: v1\nkind: Service\nmetadata:\n  name: db\nspec:\n  clusterIP: None\n  selector:\n    app: db\n  ports:\n    - port: 5432\n"
+	writeFiles(t, repo, map[string]string{"db/service.yaml": svc, "db/notes.txt": "x\n"})
+	commitAll(t, repo, "base")
+	if err := os.Remove(filepath.Join(repo, "db/service.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, repo, map[string]string{"db/all.yaml": strings.Replace(svc, "clusterIP: None", "clusterIP: 10.0.0.10", 1)})
+	_, found, stderr := lintIn(t, repo, "refused-update", "--base", "HEAD", ".")
+	if len(found) != 1 || found[0].File != "db/all.yaml" || found[0].Line != 6 || !strings.Contains(found[0].Message, "db/service.yaml:6") {
+		t.Errorf("%+v (%s); want one finding at db/all.yaml:6 naming db/service.yaml:6", found, stderr)
+	}
+}
