@@ -266,6 +266,9 @@ func (e *Engine) judgeDirChange(t *renderState, files map[string]*FileResult, di
 		if !manifest.IsYAMLName(name) || e.Base.FS.IsDir(path) {
 			continue
 		}
+		if st := t.files[path]; st != nil && len(st.readBy()) > 0 {
+			continue // a root's file: in its application, not this one
+		}
 		if data, err := e.Base.FS.ReadFile(path); err == nil {
 			baseObjs = append(baseObjs, applied(manifest.Parse(t.show(path), data, manifest.Context{}))...)
 		}
