@@ -26,7 +26,7 @@ func missingFile(root *Kustomization) (*Kustomization, *Ref) {
 			if missing != nil || r.Path == "" || r.Remote || r.Inline || r.Target != nil || r.Node == nil {
 				continue
 			}
-			if !k.src.exists(r.Path) {
+			if k.src.missing(r.Path) {
 				in, missing = k, r
 			}
 		}

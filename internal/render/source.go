@@ -1,6 +1,8 @@
 package render
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -34,13 +36,14 @@ func (s source) isDir(path string) bool {
 	return s.fsys.IsDir(path)
 }
 
-// exists reports whether path exists (a link is followed).
-func (s source) exists(path string) bool {
+// missing reports whether path does not exist (a link is followed); a
+// file that cannot be stat'ed for another reason is not missing.
+func (s source) missing(path string) bool {
 	if s.fsys == nil {
 		_, err := os.Stat(path)
-		return err == nil
+		return errors.Is(err, fs.ErrNotExist)
 	}
-	return s.fsys.Exists(path)
+	return !s.fsys.Exists(path)
 }
 
 // read returns the file's bytes.
