@@ -392,4 +392,13 @@ func TestBasePlainDirectory(t *testing.T) {
 	if len(found) != 1 || found[0].File != "db/all.yaml" || found[0].Line != 6 || !strings.Contains(found[0].Message, "db/service.yaml:6") {
 		t.Errorf("%+v (%s); want one finding at db/all.yaml:6 naming db/service.yaml:6", found, stderr)
 	}
+
+	// A directory defining one object in two files holds alternatives
+	// (fixtures, variants), each file an application: a new variant
+	// changes nothing that was applied.
+	commitAll(t, repo, "moved")
+	writeFiles(t, repo, map[string]string{"db/variant.yaml": svc})
+	if _, found, _ := lintIn(t, repo, "refused-update", "--base", "HEAD", "."); len(found) != 0 {
+		t.Errorf("a new alternative file: %+v", found)
+	}
 }

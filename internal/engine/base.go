@@ -248,19 +248,17 @@ func (e *Engine) judgeChangedDirs(t *renderState, files map[string]*FileResult, 
 }
 
 // judgeDirChange runs the change rules over one directory of plain
-// manifests.
+// manifests: as one application, unless the directory defines one object
+// in two files (at head or at the base), which makes each of its files an
+// application of its own (alternatives, as analysis.AppID.File says).
 func (e *Engine) judgeDirChange(t *renderState, files map[string]*FileResult, dir string, heads []*FileResult, ap analysis.Applier) {
-	var headObjs []*manifest.Object
+	head, base := map[string][]*manifest.Object{}, map[string][]*manifest.Object{} // file (absolute) -> objects
 	for _, fr := range heads {
-		data, err := e.read(fr.Input)
-		if err != nil {
-			continue
+		if data, err := e.read(fr.Input); err == nil {
+			head[t.key(fr.Input.Path)] = applied(manifest.Parse(fr.Input.Path, data, manifest.Context{}))
 		}
-		headObjs = append(headObjs, applied(manifest.Parse(fr.Input.Path, data, manifest.Context{}))...)
 	}
-	var baseObjs []*manifest.Object
 	names, _ := e.Base.FS.ReadDir(dir)
-	slices.Sort(names)
 	for _, name := range names {
 		path := filepath.Join(dir, name)
 		if !manifest.IsYAMLName(name) || e.Base.FS.IsDir(path) {
@@ -270,9 +268,27 @@ func (e *Engine) judgeDirChange(t *renderState, files map[string]*FileResult, di
 			continue // a root's file: in its application, not this one
 		}
 		if data, err := e.Base.FS.ReadFile(path); err == nil {
-			baseObjs = append(baseObjs, applied(manifest.Parse(t.show(path), data, manifest.Context{}))...)
+			base[path] = applied(manifest.Parse(t.show(path), data, manifest.Context{}))
 		}
 	}
+	report := func(f analysis.Finding) {
+		if fr := files[t.key(f.File)]; fr != nil {
+			fr.Findings = append(fr.Findings, f)
+		}
+	}
+	if !alternatives(head) && !alternatives(base) {
+		e.runChange(analysis.AppID{Dir: dir}, flatten(base), flatten(head), ap, report, heads[0])
+		return
+	}
+	for _, fr := range heads {
+		f := t.key(fr.Input.Path)
+		e.runChange(analysis.AppID{Dir: dir, File: f}, base[f], head[f], ap, report, fr)
+	}
+}
+
+// runChange runs the change rules over one application of plain
+// manifests, whose objects carry their own positions.
+func (e *Engine) runChange(app analysis.AppID, base, head []*manifest.Object, ap analysis.Applier, report func(analysis.Finding), fallback *FileResult) {
 	where := func(o *manifest.Object, path manifest.FieldPath) string {
 		n := o.Node
 		for _, el := range path {
@@ -284,16 +300,35 @@ func (e *Engine) judgeDirChange(t *renderState, files map[string]*FileResult, di
 		}
 		return o.File + ":" + itoa(n.Line)
 	}
-	report := func(f analysis.Finding) {
-		if fr := files[t.key(f.File)]; fr != nil {
-			fr.Findings = append(fr.Findings, f)
+	for _, r := range e.changeRules() {
+		p := analysis.NewChangePass(r, app, base, head, e.Base.Revision, ap, e.cfg, report)
+		p.BaseWhere = where
+		e.safeChange(r, p, fallback)
+	}
+}
+
+// alternatives reports whether two files of byFile define one object.
+func alternatives(byFile map[string][]*manifest.Object) bool {
+	seen := map[analysis.ObjectKey]string{}
+	for file, objs := range byFile {
+		for _, o := range objs {
+			k := analysis.KeyOf(o)
+			if prev, ok := seen[k]; ok && prev != file {
+				return true
+			}
+			seen[k] = file
 		}
 	}
-	for _, r := range e.changeRules() {
-		p := analysis.NewChangePass(r, analysis.AppID{Dir: dir}, baseObjs, headObjs, e.Base.Revision, ap, e.cfg, report)
-		p.BaseWhere = where
-		e.safeChange(r, p, heads[0])
+	return false
+}
+
+// flatten is every object of byFile, files in name order.
+func flatten(byFile map[string][]*manifest.Object) []*manifest.Object {
+	var out []*manifest.Object
+	for _, f := range slices.Sorted(maps.Keys(byFile)) {
+		out = append(out, byFile[f]...)
 	}
+	return out
 }
 
 // applied are the objects of f an engine applies (no patches, no
