@@ -393,6 +393,18 @@ func TestBasePlainDirectory(t *testing.T) {
 		t.Errorf("%+v (%s); want one finding at db/all.yaml:6 naming db/service.yaml:6", found, stderr)
 	}
 
+	// An ignore comment on the line, or the object's opt-out annotation,
+	// silences the finding as any other.
+	writeFiles(t, repo, map[string]string{"db/all.yaml": strings.Replace(svc, "clusterIP: None", "clusterIP: 10.0.0.10 # shipshape:ignore refused-update", 1)})
+	if _, found, _ := lintIn(t, repo, "refused-update", "--base", "HEAD", "."); len(found) != 0 {
+		t.Errorf("ignore comment: %+v", found)
+	}
+	writeFiles(t, repo, map[string]string{"db/all.yaml": strings.Replace(strings.Replace(svc, "clusterIP: None", "clusterIP: 10.0.0.10", 1), "name: db\n", "name: db\n  annotations:\n    shipshape.dev/ignore: refused-update\n", 1)})
+	if _, found, _ := lintIn(t, repo, "refused-update", "--base", "HEAD", "."); len(found) != 0 {
+		t.Errorf("opt-out annotation: %+v", found)
+	}
+	writeFiles(t, repo, map[string]string{"db/all.yaml": strings.Replace(svc, "clusterIP: None", "clusterIP: 10.0.0.10", 1)})
+
 	// A directory defining one object in two files holds alternatives
 	// (fixtures, variants), each file an application: a new variant
 	// changes nothing that was applied.

@@ -272,9 +272,12 @@ func (e *Engine) judgeDirChange(t *renderState, files map[string]*FileResult, di
 		}
 	}
 	report := func(f analysis.Finding) {
-		if fr := files[t.key(f.File)]; fr != nil {
-			fr.Findings = append(fr.Findings, f)
+		fr := files[t.key(f.File)]
+		if fr == nil || fr.Input.Context || fr.ignores.suppresses(f.Line, f.Rule) || fr.optOuts[objectKey{f.Doc, f.Item}].Has(f.Rule) {
+			return
 		}
+		f.Severity = e.severityOf(f)
+		fr.Findings = append(fr.Findings, f)
 	}
 	if !alternatives(head) && !alternatives(base) {
 		e.runChange(analysis.AppID{Dir: dir}, flatten(base), flatten(head), ap, report, heads[0])
