@@ -92,22 +92,20 @@ func TestActionCleanTree(t *testing.T) {
 }
 
 // base-ref reaches shipshape as --base REF, and only when it is set (the
-// other tests leave it empty, and a --base shipshape does not know would
-// fail them). Until shipshape lint has --base, it refuses the flag (exit
-// 2): that is how this test sees it passed; once it has it, the run on a
-// clean tree must not be refused.
+// other tests leave it empty): HEAD on a clean tree judges no change and
+// passes; a REF that names no commit is shipshape's usage error (exit 2),
+// naming the REF, which shows the flag was passed as written.
 func TestActionBaseRef(t *testing.T) {
 	t.Parallel()
 	need(t, "go", "Go is on the machine image")
-	help := run(t, root, nil, filepath.Join(binDir, "shipshape"), "lint", "--help")
-	hasBase := strings.Contains(help.stdout+help.stderr, "--base")
 	got := runAction(t, root, map[string]string{"paths": "kustomize-plugin/clean", "format": "text", "base-ref": "HEAD"})
-	lint := got.step(t, "shipshape lint").result
-	if !hasBase && lint.code != 2 {
-		t.Errorf("base-ref with a shipshape that has no --base: %v; want it refused (exit 2), which shows --base was passed", lint)
+	if lint := got.step(t, "shipshape lint").result; lint.code != 0 {
+		t.Errorf("base-ref HEAD on a clean tree: %v; want exit 0", lint)
 	}
-	if hasBase && lint.code == 2 {
-		t.Errorf("base-ref HEAD on a clean tree: %v", lint)
+	bad := runAction(t, root, map[string]string{"paths": "kustomize-plugin/clean", "format": "text", "base-ref": "no-such-branch-33"})
+	lint := bad.step(t, "shipshape lint").result
+	if lint.code != 2 || !strings.Contains(lint.stderr, `cannot resolve "no-such-branch-33"`) {
+		t.Errorf("base-ref naming no commit: %v; want exit 2 naming the REF", lint)
 	}
 }
 

@@ -233,3 +233,39 @@ func TestPreCommitSystemHooks(t *testing.T) {
 		t.Errorf("no pre-commit cache under %s: the check above saw nothing", home)
 	}
 }
+
+// The change hook judges the staged change against HEAD: a selector
+// widened in the staged change fails the commit, at its line; a harmless
+// staged change (an image bump) passes while the same widening sits
+// unstaged, since pre-commit stashes unstaged changes before the hooks
+// run.
+func TestPreCommitChangeHook(t *testing.T) {
+	t.Parallel()
+	pc := newPreCommit(t)
+	deployment := func(selector, image string) string {
+		return "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels:\n      app: web\n" + selector +
+			"  template:\n    metadata:\n      labels:\n        app: web\n        tier: front\n    spec:\n      containers:\n        - name: web\n          image: " + image + "\n"
+	}
+	file := filepath.Join(pc.project, "deploy", "web.yaml")
+	writeFile(t, file, deployment("", "nginx:1.27"))
+	pc.mustRun(pc.project, pc.git, "add", "-A")
+	pc.mustRun(pc.project, pc.git, "commit", "-q", "--no-verify", "-m", "the workload")
+
+	writeFile(t, file, deployment("      tier: front\n", "nginx:1.27"))
+	pc.mustRun(pc.project, pc.git, "add", "deploy/web.yaml")
+	refused := pc.tryRepo("shipshape-change-system", "--verbose")
+	if refused.code != 1 {
+		t.Fatalf("change hook on a staged selector change: %v; want exit 1", refused)
+	}
+	wantAll(t, "change hook output", refused.stdout,
+		"deploy/web.yaml:9:13: error refused-update: Deployment/web: spec.selector.matchLabels.tier changes from absent", "Failed")
+
+	// Staged: only an image bump; unstaged: the selector widened again.
+	writeFile(t, file, deployment("", "nginx:1.28"))
+	pc.mustRun(pc.project, pc.git, "add", "deploy/web.yaml")
+	writeFile(t, file, deployment("      tier: front\n", "nginx:1.28"))
+	harmless := pc.tryRepo("shipshape-change-system", "--verbose")
+	if harmless.code != 0 || strings.Contains(harmless.stdout, "refused-update") {
+		t.Fatalf("change hook on a staged image bump (the selector change unstaged): %v; want it to pass", harmless)
+	}
+}

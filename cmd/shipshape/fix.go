@@ -19,12 +19,17 @@ import (
 func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var c commonFlags
 	var diff, check bool
+	var base string
 	fs := fixFlags(&c, &diff, &check, stderr)
+	registerBase(fs, &base)
 	if code, done := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
 	ses, err := c.setup(fs.Args(), stdin)
 	if err != nil {
+		return usageError(stderr, err)
+	}
+	if err := ses.withBase(fs, base); err != nil {
 		return usageError(stderr, err)
 	}
 	// The whole walk comes first: files are rewritten (through temporary

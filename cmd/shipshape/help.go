@@ -46,9 +46,12 @@ var helps = map[commandName]commandHelp{
 		description: `Reports problems in Kubernetes manifests at file:line:column. PATH is a file, a
 directory (searched for *.yaml and *.yml) or - for stdin; the default is the
 current directory. Kustomize roots are rendered in-process and their objects
-judged; each finding points at the line that produced the value.`,
+judged; each finding points at the line that produced the value. With --base
+REF the change since REF is judged too (updates the API server will refuse),
+reading REF from the repository's objects (docs/base.md).`,
 		examples: []string{
 			"shipshape lint                                  # the current directory",
+			"shipshape lint --base origin/main .             # and the change since main",
 			"shipshape lint --format github .                # GitHub Actions annotations",
 			"shipshape lint --format sarif . > shipshape.sarif",
 			"helm template ./chart | shipshape lint -        # rendered output on stdin",

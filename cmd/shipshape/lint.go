@@ -18,7 +18,9 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var c commonFlags
 	var format string
 	var verbose bool
+	var base string
 	fs := lintFlags(&c, &format, &verbose, stderr)
+	registerBase(fs, &base)
 	if code, done := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
@@ -29,11 +31,14 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, err)
 	}
+	if err := ses.withBase(fs, base); err != nil {
+		return usageError(stderr, err)
+	}
 	var walkErrs []manifest.WalkError
 	res := ses.run(ses.inputs(&walkErrs))
 	findings := append(walkFindings(walkErrs), res.Findings...)
 	sum := summarize(res, findings)
-	opt := report.Options{Color: colorOK(stdout), FixCommand: "shipshape fix", Verbose: verbose}
+	opt := report.Options{Color: colorOK(stdout), FixCommand: fixCommand(fs, base), Verbose: verbose}
 	if format == report.FormatSARIF {
 		opt.ToolVersion = toolVersion()
 	}

@@ -87,8 +87,12 @@ type ChangePass struct {
 	Applier      Applier
 	// Config is the run's configuration; never nil.
 	Config *config.Config
-	report func(Finding)
-	base   map[ObjectKey]*manifest.Object
+	// BaseWhere, set by the driver, tells where a base object's value at
+	// path was written (file:line at the base revision); "" when unknown.
+	// Use BaseSource.
+	BaseWhere func(base *manifest.Object, path manifest.FieldPath) string
+	report    func(Finding)
+	base      map[ObjectKey]*manifest.Object
 }
 
 // NewChangePass is for drivers: it binds a rule and one application's
@@ -113,4 +117,14 @@ func (p *ChangePass) BaseOf(head *manifest.Object) *manifest.Object {
 // path is the dotted field path of n.
 func (p *ChangePass) Report(head *manifest.Object, n *yaml.Node, path string, fix *Fix, format string, args ...any) {
 	p.report(NewPass(p.Rule, head, p.Config, nil).Finding(n, path, fix, format, args...))
+}
+
+// BaseSource is where base's value at path was written at the base
+// revision ("config/base/deploy.yaml:12"), or "" when the driver cannot
+// tell: messages name it beside the short commit.
+func (p *ChangePass) BaseSource(base *manifest.Object, path manifest.FieldPath) string {
+	if p.BaseWhere == nil || base == nil {
+		return ""
+	}
+	return p.BaseWhere(base, path)
 }

@@ -57,6 +57,9 @@ type Engine struct {
 	// KeepSource keeps each file's bytes in its result after the run (the
 	// fix driver applies fixes to them); node trees are never kept.
 	KeepSource bool
+	// Base, when set, is the revision the change is judged against (lint
+	// --base): the change rules run (base.go).
+	Base *Base
 
 	kusts *manifest.Kustomizations
 	wd    *manifest.WorkDir

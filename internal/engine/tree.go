@@ -53,6 +53,8 @@ type renderState struct {
 	keepSource bool
 	named      []namedDir // the paths named, longest first (see show)
 	wd         namedDir   // the working directory, named ""
+	// change: under --base, the roots the change touches (base.go)
+	change *changeRun
 }
 
 // RunTree lints inputs as applications (see above); paths are what was
@@ -85,6 +87,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	named := namedPaths(paths)
 	t := e.newRenderState(named, overlay, g)
 	plan := e.planRoots(t, inputs, overlay)
+	t.change = e.planChange(t, plan)
 	in := t.collectInputs(inputs, named)
 	r := e.renderRoots(t, plan)
 	res := &Result{tree: &treeRun{paths: paths, inputs: in.list}}
@@ -125,6 +128,8 @@ func (e *Engine) newRenderState(named []string, overlay map[string][]byte, g *re
 type rootPlan struct {
 	roots []*render.Kustomization
 	flux  func() map[*render.Kustomization]*render.FluxApply
+	// fluxFiles are the files that mention Flux (read by flux).
+	fluxFiles func() []string
 }
 
 // planRoots finds the roots to render and marks the files each reaches.
@@ -158,6 +163,7 @@ func (e *Engine) planRoots(t *renderState, inputs []manifest.Input, overlay map[
 		data, _ := os.ReadFile(file)
 		return data
 	}
+	var fluxFiles []string
 	flux := sync.OnceValue(func() map[*render.Kustomization]*render.FluxApply {
 		files := make([]string, 0, len(inputs))
 		for _, in := range inputs {
@@ -176,6 +182,7 @@ func (e *Engine) planRoots(t *renderState, inputs []manifest.Input, overlay map[
 		for i, data := range held {
 			if data != nil {
 				found[files[i]] = data
+				fluxFiles = append(fluxFiles, files[i])
 			}
 		}
 		return g.FluxApplies(found)
@@ -200,7 +207,7 @@ func (e *Engine) planRoots(t *renderState, inputs []manifest.Input, overlay map[
 			}
 		}
 	}
-	return rootPlan{roots: roots, flux: flux}
+	return rootPlan{roots: roots, flux: flux, fluxFiles: func() []string { flux(); return fluxFiles }}
 }
 
 // treeInputs are the files a run lints, in the order it lints them.
@@ -362,6 +369,7 @@ func (e *Engine) gather(t *renderState, res *Result, slots []*FileResult, done r
 		}
 		res.context = append(res.context, done.judged[i])
 	}
+	e.judgeChange(t, files, slots, plan)
 	// A Flux Kustomization whose spec.components Flux cannot build with.
 	if len(plan.roots) > 0 {
 		for _, a := range plan.flux() {

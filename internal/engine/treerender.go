@@ -41,6 +41,9 @@ func (e *Engine) renderRoots(t *renderState, plan rootPlan) rendering {
 		t.renderer.Rendered = func(res *render.Result) {
 			fr := e.judgeRendered(t.renderer, res)
 			early.Store(res, fr)
+			if t.change.keeps(res.Root) {
+				return // the change rules judge it whole (base.go)
+			}
 			keep := map[int]bool{}
 			for _, f := range fr.own {
 				keep[f.Doc] = true

@@ -129,6 +129,9 @@ func (r *Repo) untracked(indexed map[string]*index.Entry) ([]string, error) {
 		rel, _ := filepath.Rel(r.root, path)
 		rel = filepath.ToSlash(rel)
 		parts := strings.Split(rel, "/")
+		if d.Name() == ".git" && !d.IsDir() {
+			return nil // a linked worktree's or a submodule's `gitdir:` file
+		}
 		if d.IsDir() {
 			if d.Name() == ".git" || ignored.Match(parts, true) {
 				return filepath.SkipDir

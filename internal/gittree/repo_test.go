@@ -204,6 +204,10 @@ func TestLinkedWorktreeAndGitDir(t *testing.T) {
 	if got := readAt(t, r, resolve(t, r, "main"), "app/a.yaml"); got != "v3\n" {
 		t.Errorf("main from the linked worktree: %q", got)
 	}
+	// Its .git file is not an untracked file.
+	if changed, err := r.Changed(resolve(t, r, "HEAD")); err != nil || len(changed) != 0 {
+		t.Errorf("Changed(HEAD) in a clean linked worktree: %v, %v", changed, err)
+	}
 
 	// As in a hook run from the linked worktree: GIT_DIR is its git
 	// directory inside the main repository, the current directory its top.

@@ -93,6 +93,8 @@ type Kustomization struct {
 	// Flux is the spec.patches a Flux Kustomization adds to this root's
 	// patches (see AddFluxSettings), or nil.
 	Flux *FluxPatches
+	// src is where k and the files it names were read (Graph.src).
+	src source
 }
 
 // listsNothing reports whether k lists no resource, base, component or
@@ -132,6 +134,9 @@ type Graph struct {
 	labelled     []labelled
 	labelledOnce sync.Once
 	real         realPaths
+	// src is where the kustomizations are read: the disk, or a
+	// revision (AtRevision).
+	src source
 	// scope bounds every read (see scope.Scope): what a kustomization
 	// names outside it is refused, never loaded.
 	scope *scope.Scope
@@ -306,7 +311,7 @@ func (g *Graph) Load(dir string) *Kustomization {
 	if seen {
 		return k
 	}
-	k = readKustomization(dir)
+	k = readKustomization(dir, g.src)
 	g.mu.Lock()
 	if prev, ok := g.ByDir[dir]; ok {
 		g.mu.Unlock()
@@ -329,7 +334,7 @@ func (g *Graph) Load(dir string) *Kustomization {
 		if r.Path == "" || (r.Kind != RefResource && r.Kind != RefComponent && r.Kind != RefConfig) {
 			continue
 		}
-		if st, err := os.Stat(r.Path); err == nil && st.IsDir() {
+		if g.src.isDir(r.Path) {
 			r.Target = g.Load(r.Path)
 		}
 	}

@@ -1,9 +1,6 @@
 package render
 
 import (
-	"errors"
-	"io/fs"
-	"os"
 	"regexp"
 	"strings"
 
@@ -29,7 +26,7 @@ func missingFile(root *Kustomization) (*Kustomization, *Ref) {
 			if missing != nil || r.Path == "" || r.Remote || r.Inline || r.Target != nil || r.Node == nil {
 				continue
 			}
-			if _, err := os.Stat(r.Path); errors.Is(err, fs.ErrNotExist) {
+			if k.src.missing(r.Path) {
 				in, missing = k, r
 			}
 		}
@@ -94,7 +91,7 @@ func (r *Renderer) failedAt(root *Kustomization, msg string) *Problem {
 	// \"Deployment.v1.apps/velero.[noNs]\"".
 	if kind, name, ok := unmatchedPatch(msg); ok {
 		for _, r := range root.Refs {
-			if r.Kind == RefPatch && patchNames(r, kind, name) {
+			if r.Kind == RefPatch && patchNames(root.src, r, kind, name) {
 				p.Line, p.Column = r.Node.Line, r.Node.Column
 				return p
 			}
@@ -263,7 +260,7 @@ func inlinePatchNaming(root *Kustomization, kind, name string) (file string, at 
 	find := func(f string, list *yaml.Node) {
 		for _, e := range seq(list) {
 			key, v := manifest.MapEntry(e, "patch")
-			if at == nil && v != nil && v.Kind == yaml.ScalarNode && patchNames(&Ref{Inline: true, Value: v.Value}, kind, name) {
+			if at == nil && v != nil && v.Kind == yaml.ScalarNode && patchNames(source{}, &Ref{Inline: true, Value: v.Value}, kind, name) {
 				file, at = f, key
 			}
 		}
@@ -277,11 +274,11 @@ func inlinePatchNaming(root *Kustomization, kind, name string) (file string, at 
 
 // patchNames reports whether the patch entry r holds a document of kind
 // and name: in its file, or written inline.
-func patchNames(r *Ref, kind, name string) bool {
+func patchNames(from source, r *Ref, kind, name string) bool {
 	var src []byte
 	if r.Inline {
 		src = []byte(r.Value)
-	} else if data, err := os.ReadFile(r.Path); err == nil {
+	} else if data, err := from.read(r.Path); err == nil {
 		src = data
 	}
 	docs, _ := manifest.DocumentRoots(src) // those before an error count

@@ -37,6 +37,10 @@ type FluxApply struct {
 	// the root disagree, or when Flux generates the kustomization.
 	patches *FluxPatches
 	bad     bool
+	// Prune and Force are spec.prune and spec.force, how Flux applies the
+	// root's change: objects gone from it deleted, an update the API
+	// server refuses recreated (delete, then create).
+	Prune, Force bool
 	// Problem is a spec.components entry Flux's build fails on, in the
 	// Flux Kustomization's file.
 	Problem *Problem
@@ -151,7 +155,8 @@ func (g *Graph) fluxApplies(file string, doc *yaml.Node) ([]*Kustomization, *Flu
 	if len(roots) == 0 {
 		return nil, nil
 	}
-	a := &FluxApply{namespace: manifest.ScalarValue(mapGet(spec, "targetNamespace"))}
+	a := &FluxApply{namespace: manifest.ScalarValue(mapGet(spec, "targetNamespace")),
+		Prune: manifest.ScalarValue(mapGet(spec, "prune")) == "true", Force: manifest.ScalarValue(mapGet(spec, "force")) == "true"}
 	if list := mapGet(spec, "patches"); list != nil && list.Kind == yaml.SequenceNode && len(list.Content) > 0 && generated == "" {
 		// In a kustomization Flux generates above several roots they may
 		// patch the objects of several; not modelled.
@@ -164,14 +169,14 @@ func (g *Graph) fluxApplies(file string, doc *yaml.Node) ([]*Kustomization, *Flu
 	if generated != "" {
 		// Added to the kustomization Flux writes above the roots: they
 		// may patch the objects of several; not modelled.
-		return roots, &FluxApply{bad: true}
+		return roots, &FluxApply{bad: true, Prune: a.Prune, Force: a.Force}
 	}
 	root := roots[0]
 	ignoreMissing := manifest.ScalarValue(mapGet(spec, "ignoreMissingComponents")) == "true"
 	for _, n := range list.Content {
 		name := manifest.ScalarValue(n)
 		if n.Kind != yaml.ScalarNode || name == "" || filepath.IsAbs(name) || IsRemote(name) {
-			return roots, &FluxApply{bad: true} // Flux refuses it: "must be local and relative"
+			return roots, &FluxApply{bad: true, Prune: a.Prune, Force: a.Force} // Flux refuses it: "must be local and relative"
 		}
 		c := g.Load(filepath.Join(root.Dir, name))
 		if c == nil && ignoreMissing {
@@ -183,7 +188,7 @@ func (g *Graph) fluxApplies(file string, doc *yaml.Node) ([]*Kustomization, *Flu
 			if c != nil {
 				what = "names a " + c.Kind + ", not a Component"
 			}
-			return roots, &FluxApply{bad: true, Problem: &Problem{File: file, Line: n.Line, Column: n.Column, Entry: name,
+			return roots, &FluxApply{bad: true, Prune: a.Prune, Force: a.Force, Problem: &Problem{File: file, Line: n.Line, Column: n.Column, Entry: name,
 				Message: fmt.Sprintf("spec.components entry %q %s: Flux cannot build %s with it (its files are judged as kustomize builds them without it)", name, what, root.Dir)}}
 		}
 		a.names, a.comps = append(a.names, name), append(a.comps, c)

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/scope"
 	"go.yaml.in/yaml/v3"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -40,6 +39,7 @@ type readOnlyFS struct {
 	abs, dirs, exists sync.Map     // path -> *cachedAbs, *cachedBool, *cachedBool
 	costs             sync.Map     // cleaned path -> *cachedCost (budget.go)
 	scope             *scope.Scope // nothing outside it is read (scopefs.go)
+	src               source       // the disk, or a revision (Graph.AtRevision)
 }
 
 type cachedAbs struct {
@@ -91,8 +91,12 @@ type cachedFile struct {
 	err  error
 }
 
-func newReadOnlyFS(sc *scope.Scope) *readOnlyFS {
-	return &readOnlyFS{FileSystem: filesys.MakeFsOnDisk(), scope: sc}
+func newReadOnlyFS(sc *scope.Scope, from source) *readOnlyFS {
+	f := &readOnlyFS{FileSystem: filesys.MakeFsOnDisk(), scope: sc, src: from}
+	if from.fsys != nil {
+		f.FileSystem = from.fsys
+	}
+	return f
 }
 
 // ReadFile returns the file's bytes, read from disk once. Callers may
@@ -108,7 +112,7 @@ func (f *readOnlyFS) ReadFile(path string) ([]byte, error) {
 			c.err = outsideScope(path)
 			return
 		}
-		c.data, c.err = manifest.ReadRegular(path, math.MaxInt64-1)
+		c.data, c.err = f.src.readRegular(path, math.MaxInt64-1)
 	})
 	return c.data, c.err
 }

@@ -3,7 +3,6 @@ package render
 import (
 	"cmp"
 	"maps"
-	"os"
 	"slices"
 	"sort"
 
@@ -112,7 +111,7 @@ func reaches(root *Kustomization) []string {
 		set[k.File] = true
 		for _, r := range k.Refs {
 			if r.Target == nil && r.Path != "" {
-				if st, err := os.Stat(r.Path); err == nil && st.Mode().IsRegular() {
+				if k.src.regular(r.Path) {
 					set[r.Path] = true
 				}
 			}

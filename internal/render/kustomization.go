@@ -3,7 +3,6 @@ package render
 import (
 	"bytes"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -20,15 +19,14 @@ import (
 // readKustomization reads the kustomization file of dir, or returns nil.
 // Like kustomize, the first recognised name wins for reading; kustomize
 // itself reports a directory holding several.
-func readKustomization(dir string) *Kustomization {
+func readKustomization(dir string, from source) *Kustomization {
 	for _, name := range KustomizationNames {
 		file := filepath.Join(dir, name)
-		st, err := os.Stat(file)
-		if err != nil || !st.Mode().IsRegular() {
+		if !from.regular(file) {
 			continue
 		}
-		k := &Kustomization{Dir: dir, File: file, Kind: "Kustomization"}
-		src, err := os.ReadFile(file)
+		k := &Kustomization{Dir: dir, File: file, Kind: "Kustomization", src: from}
+		src, err := from.read(file)
 		if err != nil {
 			k.Err = err
 			return k

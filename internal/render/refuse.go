@@ -2,7 +2,6 @@ package render
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -262,12 +261,12 @@ func refuseIn(k *Kustomization, seen map[*Kustomization]bool) *Problem {
 			walkGraph(r.Target, func(t *Kustomization) {
 				for _, tr := range t.Refs {
 					if why == "" && tr.Path != "" && tr.Target == nil && tr.Kind == RefResource {
-						why = refuseConfigFile(tr.Path)
+						why = refuseConfigFile(t.src, tr.Path)
 					}
 				}
 			})
 		case r.Path != "":
-			why = refuseConfigFile(r.Path)
+			why = refuseConfigFile(k.src, r.Path)
 		}
 		if why != "" {
 			entry := fmt.Sprintf("%q", r.Value)
@@ -301,8 +300,8 @@ func kustomizeRefuses(r *Ref, dir string) string {
 
 // refuseConfigFile reads a plugin config file and checks it; a file that
 // cannot be read is left to kustomize to report.
-func refuseConfigFile(path string) string {
-	data, err := os.ReadFile(path)
+func refuseConfigFile(from source, path string) string {
+	data, err := from.read(path)
 	if err != nil {
 		return ""
 	}

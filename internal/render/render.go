@@ -160,7 +160,7 @@ func (p *Problem) OutsideRoot() bool { return strings.Contains(p.Message, outsid
 // each file once and keeps it: to verify a fix by rendering again, make a
 // new Renderer (and Discover again when a kustomization changed).
 func NewRenderer(g *Graph) *Renderer {
-	return &Renderer{graph: g, fs: newReadOnlyFS(g.scope), GCPercent: 400}
+	return &Renderer{graph: g, fs: newReadOnlyFS(g.scope, g.src), GCPercent: 400}
 }
 
 // Options are the krusty options of `kustomize build` v5.8.2 run with no

@@ -2,7 +2,6 @@ package render
 
 import (
 	"context"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -47,9 +46,7 @@ func (r *Renderer) parallel(ctx context.Context, roots []*Kustomization, do func
 	for i, root := range roots {
 		order[i] = i
 		for _, f := range r.graph.Reaches(root) {
-			if st, err := os.Stat(f); err == nil {
-				cost[i] += st.Size()
-			}
+			cost[i] += root.src.size(f)
 		}
 	}
 	sort.SliceStable(order, func(a, b int) bool { return cost[order[a]] > cost[order[b]] })
