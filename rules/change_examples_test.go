@@ -16,6 +16,7 @@ var exampleAppliers = map[string]analysis.Applier{
 	"change-recreates":           {Engine: analysis.EngineArgoCD, Known: true},
 	"change-old-controller-kept": {Engine: analysis.EngineKubectl, Known: true},
 	"change-selector-with-label": {Engine: analysis.EngineArgoCD, Prune: true, Known: true},
+	"refused-update":             {Engine: analysis.EngineKubectl, Known: true},
 }
 
 // headMarker starts the head revision in a change rule's example: the

@@ -85,10 +85,8 @@ func recreateHurts(obj *manifest.Object) bool {
 // nodeAt is the node at path in obj, else at its nearest ancestor there
 // (a field the change removed), else the object's name.
 func nodeAt(obj *manifest.Object, path manifest.FieldPath) (*yaml.Node, string) {
-	for q := path; len(q) > 0; q = q[:len(q)-1] {
-		if _, _, v, ok := manifest.Lookup(obj.Node, q); ok && v != nil {
-			return v, q.String()
-		}
+	if n, depth := walkPath(obj.Node, path); depth > 0 {
+		return n, path[:depth].String()
 	}
 	return nameNode(obj), "metadata.name"
 }

@@ -184,3 +184,22 @@ func kindOf(v yaml11.Value) jsonKind {
 	}
 	return jsonString
 }
+
+// walkPath walks path from n as far as it goes: the node reached and how
+// many elements of path were walked.
+func walkPath(n *yaml.Node, path manifest.FieldPath) (*yaml.Node, int) {
+	for i, el := range path {
+		var next *yaml.Node
+		switch {
+		case el.Index < 0:
+			next = manifest.MapGet(n, el.Key)
+		case n != nil && n.Kind == yaml.SequenceNode && el.Index < len(n.Content):
+			next = n.Content[el.Index]
+		}
+		if next == nil {
+			return n, i
+		}
+		n = next
+	}
+	return n, len(path)
+}

@@ -15,76 +15,9 @@ var refusedUpdate = Register(&analysis.Rule{
 	ID:       "refused-update",
 	Severity: analysis.Error,
 	Summary:  "The change updates a field the API server refuses to update",
-	Doc: `Judged under ` + "`shipshape lint --base REF`" + ` only: each object the change applies is
-compared with the same object (group, kind, namespace, name) at the base revision,
-rendered by the same application. A change of a field the API server will not update
-("field is immutable") fails after merge, however the manifests look on their own:
-a Deployment's ` + "`spec.selector`" + ` widened by an overlay's new ` + "`commonLabels`" + `, a
-StatefulSet's ` + "`volumeClaimTemplates`" + ` resized, a migration Job's image bumped, a Service's
-` + "`clusterIP`" + ` changed, a RoleBinding's ` + "`roleRef`" + `, a PVC's ` + "`spec`" + `, an immutable ConfigMap's data,
-a LeaderWorkerSet's ` + "`subGroupPolicy`" + `.
-
-The finding sits at the line of head that made the change (the selector entry, the
-overlay's ` + "`commonLabels`" + ` line, the patch), names the base value and where it was
-written (short commit, file:line), the server's function whose rule it mirrors
-(` + "`ValidateDeploymentUpdate`" + `, ` + "`ValidateStatefulSetUpdate`" + `, ` + "`ValidateJobSpecUpdate`" + `, ...; the
-table is in docs/base.md), and what this application's engine does about it:
-
-| Engine | On a refused update |
-| --- | --- |
-| kubectl, server-side apply | the apply fails (422 Invalid) |
-| Argo CD | the sync fails and is retried; only ` + "`syncOptions: [Replace=true, Force=true]`" + ` recreates the object (deleted in the background, created again) |
-| Flux | the dry-run fails, the Kustomization and its dependants stall; ` + "`force: true`" + ` recreates the object |
-| kapp | the update fails unless the resource asks for ` + "`fallback-on-replace`" + ` or ` + "`always-replace`" + ` |
-
-To make such a change, create the object under a new name (and delete the old one in
-a later change), or delete it before the sync if losing it is acceptable. The fix,
-offered when the value is a string written in a file (not computed by kustomize),
-restores the base value; an entry the change added is removed.
-
-Fields the server fills in are compared after its defaults: a default written out on
-one side is no change, and a ` + "`clusterIP`" + ` left out keeps the allocated one.`,
-	Bad: `# at the base revision: selector {app: web}
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  selector:
-    matchLabels:
-      app: web
-      tier: front # added by the change
-  template:
-    metadata:
-      labels:
-        app: web
-        tier: front
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.27
-`,
-	Good: `# at the base revision: selector {app: web}
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-        tier: front # a template label may change
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.27
-`,
-	Fixable: true,
-	Change:  checkRefusedUpdate,
+	Fixable:  true,
+	Targets:  analysis.Changes,
+	Change:   checkRefusedUpdate,
 })
 
 func checkRefusedUpdate(p *analysis.ChangePass) {
@@ -102,8 +35,8 @@ func checkRefusedUpdate(p *analysis.ChangePass) {
 // reportRefusal reports one refused field at head's node for it (the
 // nearest one head has, when the change removed the field).
 func reportRefusal(p *analysis.ChangePass, base, head *manifest.Object, r refused.Refusal) {
-	n, headAt := nodeAt(head.Node, r.Path)
-	baseNode, baseAt := nodeAt(base.Node, r.Path)
+	n, headAt := walkPath(head.Node, r.Path)
+	baseNode, baseAt := walkPath(base.Node, r.Path)
 	headNode := n
 	if headAt < len(r.Path) {
 		headNode = nil // the change removed the field: reported at its parent
@@ -123,25 +56,6 @@ func reportRefusal(p *analysis.ChangePass, base, head *manifest.Object, r refuse
 	p.Report(head, n, r.Path.String(), restoreFix(r.Path, headNode, baseNode),
 		"%s changes from %s to %s: %s (%s; mirrors %s); %s",
 		r.Path, was, shownValue(headNode), verdict, r.Reason, r.Mirrors, engineOnRefusal(p.Applier, r.Stage))
-}
-
-// nodeAt walks path from n as far as it goes: the node reached and how
-// many elements of path were walked.
-func nodeAt(n *yaml.Node, path manifest.FieldPath) (*yaml.Node, int) {
-	for i, el := range path {
-		var next *yaml.Node
-		switch {
-		case el.Index < 0:
-			next = manifest.MapGet(n, el.Key)
-		case n != nil && n.Kind == yaml.SequenceNode && el.Index < len(n.Content):
-			next = n.Content[el.Index]
-		}
-		if next == nil {
-			return n, i
-		}
-		n = next
-	}
-	return n, len(path)
 }
 
 // restoreFix puts the base value back where it is safe: a string the
