@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/testtree"
 )
 
 // lint --base REF end to end, on real repositories made with git in
@@ -68,20 +69,6 @@ func gitRepo(t *testing.T) string {
 	return dir
 }
 
-// writeFiles writes files (relative path -> content) under dir.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // commitAll stages everything in dir and commits it.
 func commitAll(t *testing.T, dir, msg string) {
 	t.Helper()
@@ -133,9 +120,9 @@ func TestBaseTransitionCases(t *testing.T) {
 			verdict := strings.Fields(readFile(t, verdictFile))
 			base, head := readFile(t, filepath.Join(caseDir, "base.yaml")), readFile(t, filepath.Join(caseDir, "head.yaml"))
 			repo := gitRepo(t)
-			writeFiles(t, repo, map[string]string{"app/objects.yaml": base})
+			testtree.Write(t, repo, map[string]string{"app/objects.yaml": base})
 			commitAll(t, repo, "base")
-			writeFiles(t, repo, map[string]string{"app/objects.yaml": head})
+			testtree.Write(t, repo, map[string]string{"app/objects.yaml": head})
 			commitAll(t, repo, "head")
 			_, found, stderr := lintIn(t, repo, "refused-update", "--base", "HEAD~1", "app")
 			var fields []string
@@ -230,13 +217,13 @@ spec:
 // without includeSelectors is the control.
 func TestBaseOverlayCommonLabels(t *testing.T) {
 	repo := gitRepo(t)
-	writeFiles(t, repo, map[string]string{
+	testtree.Write(t, repo, map[string]string{
 		"base/kustomization.yaml":    "resources:\n  - deploy.yaml\n",
 		"base/deploy.yaml":           baseDeployment,
 		"overlay/kustomization.yaml": "resources:\n  - ../base\nnamePrefix: prod-\n",
 	})
 	commitAll(t, repo, "base")
-	writeFiles(t, repo, map[string]string{"overlay/kustomization.yaml": "resources:\n  - ../base\nnamePrefix: prod-\ncommonLabels:\n  tier: front\n"})
+	testtree.Write(t, repo, map[string]string{"overlay/kustomization.yaml": "resources:\n  - ../base\nnamePrefix: prod-\ncommonLabels:\n  tier: front\n"})
 	commitAll(t, repo, "overlay labels")
 	code, found, stderr := lintIn(t, repo, "refused-update", "--base", "HEAD~1", ".")
 	if code != 1 || len(found) != 1 {
@@ -251,7 +238,7 @@ func TestBaseOverlayCommonLabels(t *testing.T) {
 	}
 
 	// The control: labels without includeSelectors leave the selector.
-	writeFiles(t, repo, map[string]string{"overlay/kustomization.yaml": "resources:\n  - ../base\nnamePrefix: prod-\nlabels:\n  - pairs:\n      tier: front\n"})
+	testtree.Write(t, repo, map[string]string{"overlay/kustomization.yaml": "resources:\n  - ../base\nnamePrefix: prod-\nlabels:\n  - pairs:\n      tier: front\n"})
 	if _, found, _ := lintIn(t, repo, "refused-update", "--base", "HEAD~1", "."); len(found) != 0 {
 		t.Errorf("labels without includeSelectors: %+v", found)
 	}
@@ -262,12 +249,12 @@ func TestBaseOverlayCommonLabels(t *testing.T) {
 // reads HEAD~1 and names the cure for what it lacks; a bad REF exits 2.
 func TestBaseWorkTreeStates(t *testing.T) {
 	repo := gitRepo(t)
-	writeFiles(t, repo, map[string]string{"deploy/web.yaml": baseDeployment, "deploy/other/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: b\n"})
+	testtree.Write(t, repo, map[string]string{"deploy/web.yaml": baseDeployment, "deploy/other/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: b\n"})
 	commitAll(t, repo, "one")
 	widened := strings.Replace(baseDeployment, "      app: web\n  template", "      app: web\n      tier: front\n  template", 1)
 
 	// Unstaged, then staged only.
-	writeFiles(t, repo, map[string]string{"deploy/web.yaml": widened})
+	testtree.Write(t, repo, map[string]string{"deploy/web.yaml": widened})
 	if _, found, _ := lintIn(t, repo, "refused-update", "--base", "HEAD", "."); len(found) != 1 || found[0].Line != 9 {
 		t.Errorf("unstaged change: %+v; want one finding at deploy/web.yaml:9", found)
 	}
@@ -297,11 +284,11 @@ func TestBaseWorkTreeStates(t *testing.T) {
 	}
 
 	// A shallow clone of depth 2 has HEAD~1 and lacks HEAD~2.
-	writeFiles(t, repo, map[string]string{"deploy/other/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: c\n"})
+	testtree.Write(t, repo, map[string]string{"deploy/other/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: c\n"})
 	commitAll(t, repo, "three")
 	clone := filepath.Join(t.TempDir(), "clone")
 	gitIn(t, repo, "clone", "-q", "--depth", "2", "file://"+repo, clone)
-	writeFiles(t, clone, map[string]string{"deploy/web.yaml": baseDeployment})
+	testtree.Write(t, clone, map[string]string{"deploy/web.yaml": baseDeployment})
 	if _, found, stderr := lintIn(t, clone, "refused-update", "--base", "HEAD~1", "."); len(found) != 1 {
 		t.Errorf("shallow clone, HEAD~1: %+v (%s)", found, stderr)
 	}
@@ -343,10 +330,10 @@ func TestBaseEngines(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			repo := gitRepo(t)
-			writeFiles(t, repo, tc.files)
-			writeFiles(t, repo, map[string]string{"apps/web/kustomization.yaml": "resources:\n  - deploy.yaml\n", "apps/web/deploy.yaml": baseDeployment})
+			testtree.Write(t, repo, tc.files)
+			testtree.Write(t, repo, map[string]string{"apps/web/kustomization.yaml": "resources:\n  - deploy.yaml\n", "apps/web/deploy.yaml": baseDeployment})
 			commitAll(t, repo, "base")
-			writeFiles(t, repo, map[string]string{"apps/web/deploy.yaml": widened})
+			testtree.Write(t, repo, map[string]string{"apps/web/deploy.yaml": widened})
 			_, found, stderr := lintIn(t, repo, "refused-update", "--base", "HEAD", ".")
 			if len(found) != 1 || !strings.Contains(found[0].Message, tc.want) {
 				t.Errorf("%+v (%s); want one finding saying %q", found, stderr, tc.want)
@@ -359,9 +346,9 @@ func TestBaseEngines(t *testing.T) {
 // is then clean.
 func TestBaseFix(t *testing.T) {
 	repo := gitRepo(t)
-	writeFiles(t, repo, map[string]string{"apps/web/kustomization.yaml": "resources:\n  - deploy.yaml\n", "apps/web/deploy.yaml": baseDeployment})
+	testtree.Write(t, repo, map[string]string{"apps/web/kustomization.yaml": "resources:\n  - deploy.yaml\n", "apps/web/deploy.yaml": baseDeployment})
 	commitAll(t, repo, "base")
-	writeFiles(t, repo, map[string]string{"apps/web/deploy.yaml": strings.Replace(baseDeployment, "      app: web\n  template", "      app: web\n      tier: front\n  template", 1)})
+	testtree.Write(t, repo, map[string]string{"apps/web/deploy.yaml": strings.Replace(baseDeployment, "      app: web\n  template", "      app: web\n      tier: front\n  template", 1)})
 	wd, _ := os.Getwd()
 	if err := os.Chdir(repo); err != nil {
 		t.Fatal(err)
@@ -382,12 +369,12 @@ func TestBaseFix(t *testing.T) {
 func TestBasePlainDirectory(t *testing.T) {
 	repo := gitRepo(t)
 	svc := "apiVersion: v1\nkind: Service\nmetadata:\n  name: db\nspec:\n  clusterIP: None\n  selector:\n    app: db\n  ports:\n    - port: 5432\n"
-	writeFiles(t, repo, map[string]string{"db/service.yaml": svc, "db/notes.txt": "x\n"})
+	testtree.Write(t, repo, map[string]string{"db/service.yaml": svc, "db/notes.txt": "x\n"})
 	commitAll(t, repo, "base")
 	if err := os.Remove(filepath.Join(repo, "db/service.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	writeFiles(t, repo, map[string]string{"db/all.yaml": strings.Replace(svc, "clusterIP: None", "clusterIP: 10.0.0.10", 1)})
+	testtree.Write(t, repo, map[string]string{"db/all.yaml": strings.Replace(svc, "clusterIP: None", "clusterIP: 10.0.0.10", 1)})
 	_, found, stderr := lintIn(t, repo, "refused-update", "--base", "HEAD", ".")
 	if len(found) != 1 || found[0].File != "db/all.yaml" || found[0].Line != 6 || !strings.Contains(found[0].Message, "db/service.yaml:6") {
 		t.Errorf("%+v (%s); want one finding at db/all.yaml:6 naming db/service.yaml:6", found, stderr)
@@ -395,21 +382,21 @@ func TestBasePlainDirectory(t *testing.T) {
 
 	// An ignore comment on the line, or the object's opt-out annotation,
 	// silences the finding as any other.
-	writeFiles(t, repo, map[string]string{"db/all.yaml": strings.Replace(svc, "clusterIP: None", "clusterIP: 10.0.0.10 # shipshape:ignore refused-update", 1)})
+	testtree.Write(t, repo, map[string]string{"db/all.yaml": strings.Replace(svc, "clusterIP: None", "clusterIP: 10.0.0.10 # shipshape:ignore refused-update", 1)})
 	if _, found, _ := lintIn(t, repo, "refused-update", "--base", "HEAD", "."); len(found) != 0 {
 		t.Errorf("ignore comment: %+v", found)
 	}
-	writeFiles(t, repo, map[string]string{"db/all.yaml": strings.Replace(strings.Replace(svc, "clusterIP: None", "clusterIP: 10.0.0.10", 1), "name: db\n", "name: db\n  annotations:\n    shipshape.dev/ignore: refused-update\n", 1)})
+	testtree.Write(t, repo, map[string]string{"db/all.yaml": strings.Replace(strings.Replace(svc, "clusterIP: None", "clusterIP: 10.0.0.10", 1), "name: db\n", "name: db\n  annotations:\n    shipshape.dev/ignore: refused-update\n", 1)})
 	if _, found, _ := lintIn(t, repo, "refused-update", "--base", "HEAD", "."); len(found) != 0 {
 		t.Errorf("opt-out annotation: %+v", found)
 	}
-	writeFiles(t, repo, map[string]string{"db/all.yaml": strings.Replace(svc, "clusterIP: None", "clusterIP: 10.0.0.10", 1)})
+	testtree.Write(t, repo, map[string]string{"db/all.yaml": strings.Replace(svc, "clusterIP: None", "clusterIP: 10.0.0.10", 1)})
 
 	// A directory defining one object in two files holds alternatives
 	// (fixtures, variants), each file an application: a new variant
 	// changes nothing that was applied.
 	commitAll(t, repo, "moved")
-	writeFiles(t, repo, map[string]string{"db/variant.yaml": svc})
+	testtree.Write(t, repo, map[string]string{"db/variant.yaml": svc})
 	if _, found, _ := lintIn(t, repo, "refused-update", "--base", "HEAD", "."); len(found) != 0 {
 		t.Errorf("a new alternative file: %+v", found)
 	}

@@ -2,10 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shipshape-dev/shipshape/internal/testtree"
 )
 
 // TestNotRenderedNeverSilent: a tree of HelmReleases and a kustomize root
@@ -19,15 +19,7 @@ func TestNotRenderedNeverSilent(t *testing.T) {
 		"apps/redis.yaml":           "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: redis\nspec:\n  chartRef: {kind: OCIRepository, name: redis}\n",
 		"remote/kustomization.yaml": "resources:\n  - https://github.com/example/config//base?ref=v1\n",
 	}
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, dir, files)
 	out := runIn(t, dir, 0, "lint", dir)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	summary := lines[len(lines)-1]

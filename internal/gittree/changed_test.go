@@ -8,13 +8,15 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+
+	"github.com/shipshape-dev/shipshape/internal/testtree"
 )
 
 // Changed lists what the commits since the revision, the index, the work
 // tree and untracked files change, and nothing else.
 func TestChanged(t *testing.T) {
 	dir := newRepo(t)
-	write(t, dir, map[string]string{
+	testtree.Write(t, dir, map[string]string{
 		".gitignore":   "ignored.yaml\n",
 		"committed":    "1\n",
 		"staged":       "1\n",
@@ -28,11 +30,11 @@ func TestChanged(t *testing.T) {
 	})
 	os.Remove(filepath.Join(dir, "staged-added"))
 	commit(t, dir, "base")
-	write(t, dir, map[string]string{"committed": "2\n", "reverted": "2\n", "sub/nested": "2\n"})
+	testtree.Write(t, dir, map[string]string{"committed": "2\n", "reverted": "2\n", "sub/nested": "2\n"})
 	commit(t, dir, "second")
-	write(t, dir, map[string]string{"staged": "2\n", "staged-added": "new\n", "both": "2\n"})
+	testtree.Write(t, dir, map[string]string{"staged": "2\n", "staged-added": "new\n", "both": "2\n"})
 	runGit(t, dir, "add", "staged", "staged-added", "both")
-	write(t, dir, map[string]string{"unstaged": "2\n", "reverted": "1\n", "both": "3\n", "untracked": "new\n", "ignored.yaml": "x\n"})
+	testtree.Write(t, dir, map[string]string{"unstaged": "2\n", "reverted": "1\n", "both": "3\n", "untracked": "new\n", "ignored.yaml": "x\n"})
 	os.Remove(filepath.Join(dir, "removed"))
 
 	r := open(t, filepath.Join(dir, "sub"))
@@ -63,9 +65,9 @@ func TestChanged(t *testing.T) {
 // change judged against HEAD.
 func TestChangedStagedOnly(t *testing.T) {
 	dir := newRepo(t)
-	write(t, dir, map[string]string{"app/a.yaml": "1\n", "app/b.yaml": "1\n"})
+	testtree.Write(t, dir, map[string]string{"app/a.yaml": "1\n", "app/b.yaml": "1\n"})
 	commit(t, dir, "base")
-	write(t, dir, map[string]string{"app/a.yaml": "2\n"})
+	testtree.Write(t, dir, map[string]string{"app/a.yaml": "2\n"})
 	runGit(t, dir, "add", "app/a.yaml")
 	r := open(t, dir)
 	got, err := r.Changed(resolve(t, r, "HEAD"))
@@ -118,7 +120,7 @@ func TestNoProcessNoNetwork(t *testing.T) {
 	remote := countingListener(t)
 	runGit(t, dst, "remote", "set-url", "origin", "http://"+remote.addr()+"/repo.git")
 	runGit(t, dst, "remote", "add", "ssh", "ssh://git@"+remote.addr()+"/repo.git")
-	write(t, dst, map[string]string{"app/a.yaml": "changed\n"})
+	testtree.Write(t, dst, map[string]string{"app/a.yaml": "changed\n"})
 
 	bin := t.TempDir()
 	mark := filepath.Join(t.TempDir(), "ran")

@@ -10,6 +10,8 @@ import (
 
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/shipshape-dev/shipshape/internal/testtree"
 )
 
 // kustomizeTree is an overlay over a base, with a generator reading a
@@ -44,7 +46,7 @@ spec:
 func committedKustomizeTree(t *testing.T) (dir string, r *Repo) {
 	t.Helper()
 	dir = newRepo(t)
-	write(t, dir, kustomizeTree)
+	testtree.Write(t, dir, kustomizeTree)
 	if err := os.Symlink("base", filepath.Join(dir, "linked-base")); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +81,7 @@ func TestFSRendersAsDisk(t *testing.T) {
 	if got := build(t, head, overlay); got != disk {
 		t.Fatalf("rendered from the tree:\n%s\nfrom disk:\n%s", got, disk)
 	}
-	write(t, dir, map[string]string{
+	testtree.Write(t, dir, map[string]string{
 		"base/conf.properties":          "mode=changed\n",
 		"overlays/prod/real-patch.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 5\n",
 	})
@@ -208,7 +210,7 @@ func TestFSReadOnly(t *testing.T) {
 // from disk (a kustomization may list ../../shared outside the repo).
 func TestFSOutsideRepository(t *testing.T) {
 	outside, _ := filepath.EvalSymlinks(t.TempDir())
-	write(t, outside, map[string]string{"shared.yaml": "outside\n"})
+	testtree.Write(t, outside, map[string]string{"shared.yaml": "outside\n"})
 	_, r := committedKustomizeTree(t)
 	tree := r.FS(resolve(t, r, "HEAD"))
 	data, err := tree.ReadFile(filepath.Join(outside, "shared.yaml"))

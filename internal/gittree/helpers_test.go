@@ -51,20 +51,6 @@ func withoutGitDir(env []string) []string {
 	return out
 }
 
-// write writes files (path relative to dir -> content), making directories.
-func write(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // newRepo makes a repository in a fresh directory (symbolic links
 // resolved, so paths compare with Root) on branch main.
 func newRepo(t *testing.T) string {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shipshape-dev/shipshape/internal/testtree"
 )
 
 // history makes a repository with three commits on main (a.yaml holding
@@ -17,7 +19,7 @@ func history(t *testing.T) (string, [3]string) {
 	dir := newRepo(t)
 	var shas [3]string
 	for i := range shas {
-		write(t, dir, map[string]string{"app/a.yaml": "v" + string(rune('1'+i)) + "\n"})
+		testtree.Write(t, dir, map[string]string{"app/a.yaml": "v" + string(rune('1'+i)) + "\n"})
 		shas[i] = commit(t, dir, "commit "+string(rune('1'+i)))
 	}
 	runGit(t, dir, "tag", "v1", shas[0])
@@ -82,7 +84,7 @@ func TestResolve(t *testing.T) {
 
 func TestReadAtRevision(t *testing.T) {
 	dir, _ := history(t)
-	write(t, dir, map[string]string{"app/a.yaml": "work tree\n"})
+	testtree.Write(t, dir, map[string]string{"app/a.yaml": "work tree\n"})
 	r := open(t, dir)
 	for ref, want := range map[string]string{"HEAD": "v3\n", "v1": "v1\n", "HEAD~1": "v2\n"} {
 		if got := readAt(t, r, resolve(t, r, ref), "app/a.yaml"); got != want {
@@ -103,7 +105,7 @@ func TestOpenOutsideRepository(t *testing.T) {
 func TestMergeBase(t *testing.T) {
 	dir, shas := history(t)
 	runGit(t, dir, "checkout", "-q", "-b", "feature", shas[1])
-	write(t, dir, map[string]string{"app/b.yaml": "feature\n"})
+	testtree.Write(t, dir, map[string]string{"app/b.yaml": "feature\n"})
 	commit(t, dir, "feature work")
 	r := open(t, dir)
 	base, err := r.MergeBase("main", "HEAD")
@@ -191,7 +193,7 @@ func TestLinkedWorktreeAndGitDir(t *testing.T) {
 	linked := filepath.Join(t.TempDir(), "linked")
 	runGit(t, dir, "worktree", "add", "-q", "-b", "side", linked, shas[0])
 	linked, _ = filepath.EvalSymlinks(linked)
-	write(t, linked, map[string]string{"app/a.yaml": "side\n"})
+	testtree.Write(t, linked, map[string]string{"app/a.yaml": "side\n"})
 	commit(t, linked, "side")
 
 	r := open(t, filepath.Join(linked, "app"))

@@ -7,21 +7,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
-)
 
-// writeTree writes files (path -> content) under dir.
-func writeTree(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"github.com/shipshape-dev/shipshape/internal/testtree"
+)
 
 func rootDirs(g *Graph, base string) []string {
 	var out []string
@@ -56,7 +44,7 @@ var repo = map[string]string{
 
 func TestDiscoverRoots(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, repo)
+	testtree.Write(t, dir, repo)
 	g, err := Discover([]string{dir})
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +102,7 @@ func TestDiscoverRoots(t *testing.T) {
 // directory is not walked.
 func TestListed(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, repo)
+	testtree.Write(t, dir, repo)
 	g, err := Discover([]string{dir})
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +129,7 @@ func TestListed(t *testing.T) {
 // as when the whole repository is scanned, from any working directory.
 func TestDiscoverFile(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, repo)
+	testtree.Write(t, dir, repo)
 	whole, err := Discover([]string{dir})
 	if err != nil {
 		t.Fatal(err)
@@ -207,7 +195,7 @@ func TestParsePath(t *testing.T) {
 
 func TestRootsOf(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, repo)
+	testtree.Write(t, dir, repo)
 	g, err := Discover([]string{dir})
 	if err != nil {
 		t.Fatal(err)
@@ -231,7 +219,7 @@ func TestLinkedBase(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(top, "repo")
-	writeTree(t, dir, map[string]string{
+	testtree.Write(t, dir, map[string]string{
 		"real/base/kustomization.yaml": "resources: [ds.yaml]\n",
 		"real/base/ds.yaml":            "kind: DaemonSet\n",
 		"app/kustomization.yaml":       "resources: [base]\n",
@@ -271,7 +259,7 @@ func TestLinkedBase(t *testing.T) {
 // and one of Components (never applied alone), adds none.
 func TestCycleRoot(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	testtree.Write(t, dir, map[string]string{
 		"a/kustomization.yaml":     "resources: [../b]\n",
 		"b/kustomization.yaml":     "resources: [../a]\n",
 		"top/kustomization.yaml":   "resources: [../c]\n",

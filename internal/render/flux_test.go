@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/shipshape-dev/shipshape/internal/testtree"
 )
 
 func TestFluxComponents(t *testing.T) {
@@ -168,7 +170,7 @@ func TestFluxComponents(t *testing.T) {
 			for k, v := range tt.files {
 				files[k] = v
 			}
-			writeTree(t, dir, files)
+			testtree.Write(t, dir, files)
 			g, err := Discover([]string{dir})
 			if err != nil {
 				t.Fatal(err)

@@ -4,13 +4,15 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/shipshape-dev/shipshape/internal/testtree"
 )
 
 // The bases a root that did not render lists, no rendered root reaches,
 // and that are not Components, are rendered on their own.
 func TestUnrenderedBases(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	testtree.Write(t, dir, map[string]string{
 		"manifests/kustomization.yaml": "resources:\n- bases/csv.yaml\n- ../default\n- ../samples\ncomponents:\n- ../comp\n",
 		"default/kustomization.yaml":   "resources:\n- ../manager\n",
 		"manager/kustomization.yaml":   "resources:\n- m.yaml\n",

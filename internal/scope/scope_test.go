@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/shipshape-dev/shipshape/internal/testtree"
 )
 
 // tree makes dir/repo (a repository) and dir/victim beside it, with links
@@ -115,7 +117,7 @@ func TestRootOf(t *testing.T) {
 // directory when it holds the file, else the file's directory.
 func TestRootOfWorkingDirectory(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	testtree.Write(t, dir, map[string]string{
 		"repo/.git/HEAD":              "x",
 		"repo/a/b/f.yaml":             "x",
 		"wt/.git":                     "gitdir: /elsewhere\n",
@@ -148,18 +150,5 @@ func TestRootOfWorkingDirectory(t *testing.T) {
 	t.Chdir("/")
 	if got, want := RootOf(filepath.Join(dir, "norepo/d/e/f.yaml"), false), filepath.Join(dir, "norepo/d/e"); got != want {
 		t.Errorf("RootOf from / = %s, want %s", got, want)
-	}
-}
-
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, data := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
