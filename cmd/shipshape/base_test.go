@@ -401,3 +401,29 @@ func TestBasePlainDirectory(t *testing.T) {
 		t.Errorf("a new alternative file: %+v", found)
 	}
 }
+
+// TestBaseNotRendered: a changed root that does not render at the base
+// (a file it lists was missing then) is said to be not judged, at its
+// kustomization, and head is judged as usual.
+func TestBaseNotRendered(t *testing.T) {
+	repo := gitRepo(t)
+	testtree.Write(t, repo, map[string]string{
+		"app/kustomization.yaml": "resources:\n  - deploy.yaml\n",
+	})
+	commitAll(t, repo, "kustomization before its file")
+	testtree.Write(t, repo, map[string]string{"app/deploy.yaml": baseDeployment})
+	commitAll(t, repo, "the file")
+	code, found, stderr := lintIn(t, repo, "", "--base", "HEAD~1", ".")
+	if code != 0 || len(found) != 1 {
+		t.Fatalf("exit %d, %+v (%s); want one base-not-rendered", code, found, stderr)
+	}
+	f := found[0]
+	if f.Rule != "base-not-rendered" || f.File != "app/kustomization.yaml" || f.Line != 1 ||
+		!strings.Contains(f.Message, "does not render at the base revision "+gitIn(t, repo, "rev-parse", "--short=7", "HEAD~1")) ||
+		!strings.Contains(f.Message, "deploy.yaml") {
+		t.Errorf("finding %+v; want base-not-rendered at app/kustomization.yaml:1 naming the base commit and the missing file", f)
+	}
+	if _, found, _ := lintIn(t, repo, "", "."); len(found) != 0 {
+		t.Errorf("without --base: %+v", found)
+	}
+}

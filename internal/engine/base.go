@@ -13,9 +13,11 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
@@ -128,12 +130,35 @@ func (e *Engine) judgeChangedRoots(t *renderState, files map[string]*FileResult,
 		if k := baseOf[head]; k != nil {
 			if base = rendered[k]; base.Problem != nil {
 				// What the cluster holds is not known: nothing is
-				// judged rather than everything taken as created.
+				// judged rather than everything taken as created, and
+				// the run says so.
+				e.reportBaseNotRendered(t, files, head, base.Problem)
 				continue
 			}
 		}
 		e.judgeRootChange(t, files, br, base, head, appliers.of(head.Root.Dir, plan.flux()[head.Root]))
 	}
+}
+
+// reportBaseNotRendered says, at head's kustomization, that the change of
+// a root was not judged because the root does not render at the base.
+func (e *Engine) reportBaseNotRendered(t *renderState, files map[string]*FileResult, head *render.Result, p *render.Problem) {
+	fr := t.fileFor(files, head.Root.File)
+	if fr == nil || !e.Enabled(BaseNotRenderedID) {
+		return
+	}
+	msg := strings.TrimPrefix(p.Message, "not rendered: ")
+	f := e.fileFinding(fr.Input.Path, BaseNotRenderedID, fmt.Sprintf("the change was not judged: this root does not render at the base revision %s (%s)", e.Base.Revision, t.relPaths(firstLine(msg))))
+	f.Line, f.Column, f.Roots = 1, 1, []string{t.show(head.Root.Dir)}
+	fr.Findings = append(fr.Findings, f)
+}
+
+// firstLine is s up to its first newline: kustomize's errors run long.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // fluxAtBase gives the base renderer the settings the base revision's Flux

@@ -103,6 +103,19 @@ was met and how to raise it.`,
 		Good: "data:\n  a: x\n",
 	},
 	{
+		ID:       BaseNotRenderedID,
+		Severity: analysis.Info,
+		Summary:  "Under lint --base, a changed kustomize root does not render at the base revision: its change is not judged",
+		Doc: `` + "`lint --base REF`" + ` renders each kustomize root the change touches again at REF and
+compares its objects with head's. When the root does not render at REF (kustomize
+failed there, or it listed a remote base then), what the cluster holds is not known,
+so the change rules do not judge this root rather than take every object as new.
+The finding, at the root's kustomization, says why the base did not render. Head is
+judged as usual.`,
+		Bad:  "# at the base revision\nresources:\n  - deployment.yaml # missing at the base\n",
+		Good: "# at the base revision\nresources:\n  - web.yaml\n",
+	},
+	{
 		ID:       InputErrorID,
 		Severity: analysis.Error,
 		Summary:  "A file could not be read",

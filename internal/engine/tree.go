@@ -31,6 +31,9 @@ const (
 	RenderSkippedID = "render-skipped"
 	RenderErrorID   = "render-error"
 	RenderBudgetID  = "render-budget"
+	// BaseNotRenderedID: under lint --base, a changed root that does not
+	// render at the base revision, whose change is not judged.
+	BaseNotRenderedID = "base-not-rendered"
 )
 
 // renderState is the run's render state: the graph, the renderer, what each
