@@ -174,6 +174,7 @@ func Render(opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	objs = installSorted(objs)
 	if opts.IncludeCRDs {
 		crds, err := layout.crdObjects(chrt)
 		if err != nil {
