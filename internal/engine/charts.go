@@ -190,7 +190,7 @@ func (e *Engine) gatherCharts(t *renderState, files map[string]*FileResult, res 
 		}
 		for _, p := range app.res.Problems {
 			if p.Kind == helmrender.MissingDependency && e.Enabled(RenderSkippedID) && p.Pos.Archive == "" {
-				e.recordAt(t, files, e.fileFinding("", RenderSkippedID, t.relPaths(p.Message)), p.Pos.File, p.Pos.Line, p.Pos.Column, "")
+				e.recordAt(t, files, e.fileFinding("", RenderSkippedID, t.relPaths(p.Message)), p.Pos.File, p.Pos.Line, p.Pos.Column)
 			}
 		}
 		for _, f := range app.judged.own {
@@ -214,7 +214,7 @@ func (e *Engine) reportChartError(t *renderState, files map[string]*FileResult, 
 	}
 	f := e.fileFinding("", RenderErrorID, fmt.Sprintf("Helm chart %s does not render (release %q, namespace %q, its default values): %s; its templates are not judged",
 		t.show(app.dir), app.release, chartNamespace, t.relPaths(msg)))
-	e.recordAt(t, files, f, file, line, col, "")
+	e.recordAt(t, files, f, file, line, col)
 }
 
 // placeChart puts a finding about a rendered chart object where its value
@@ -232,33 +232,31 @@ func (e *Engine) placeChart(t *renderState, files map[string]*FileResult, app *c
 	for _, use := range o.Values {
 		if use.Origin.Line > 0 && use.Origin.Archive == "" && equalFields(use.Field, field) {
 			f.Message += fmt.Sprintf(" (%s: the value is set here, at .Values.%s)", where, strings.Join(use.ValuesPath, "."))
-			e.recordAt(t, files, f, use.Origin.File, use.Origin.Line, use.Origin.Column, t.show(app.dir))
+			e.recordAt(t, files, f, use.Origin.File, use.Origin.Line, use.Origin.Column)
 			return
 		}
 	}
 	if o.Source.Archive != "" {
 		return // a subchart vendored as an archive: nothing to point at
 	}
-	if line, col, ok := literalLine(o.Source.File, o.Node, field, o.Values); ok {
+	if line, col, ok := literalLine(o.Source.File, o.Node, field, o.Values, f); ok {
 		f.Message += " (" + where + ": written here)"
-		e.recordAt(t, files, f, o.Source.File, line, col, t.show(app.dir))
+		e.recordAt(t, files, f, o.Source.File, line, col)
 		return
 	}
 	f.Message += " (" + where + "; the template line is not known)"
-	e.recordAt(t, files, f, o.Source.File, 0, 0, t.show(app.dir))
+	e.recordAt(t, files, f, o.Source.File, 0, 0)
 }
 
 // recordAt adds f to the file at abs, at line:col, unless an ignore
-// comment there suppresses it.
-func (e *Engine) recordAt(t *renderState, files map[string]*FileResult, f analysis.Finding, abs string, line, col int, root string) {
+// comment there suppresses it. Roots stays empty: it names kustomize roots,
+// and the message names the chart.
+func (e *Engine) recordAt(t *renderState, files map[string]*FileResult, f analysis.Finding, abs string, line, col int) {
 	fr := t.fileFor(files, abs)
 	if fr == nil {
 		return
 	}
 	f.File, f.Rendered, f.Line, f.Column, f.Doc, f.Item = fr.Input.Path, false, line, col, -1, -1
-	if root != "" {
-		f.Roots = []string{root}
-	}
 	if fr.ignores.suppresses(f.Line, f.Rule) {
 		return
 	}
@@ -303,7 +301,7 @@ func equalFields(a, b []string) bool {
 // literalLine finds the one template line that writes the rendered scalar
 // at field literally (`key: value`, no template action on the line). More
 // than one such line, or none, is no answer: the line must be exact.
-func literalLine(templateFile string, doc *yaml.Node, field []string, uses []helmrender.ValueUse) (int, int, bool) {
+func literalLine(templateFile string, doc *yaml.Node, field []string, uses []helmrender.ValueUse, f analysis.Finding) (int, int, bool) {
 	if len(field) == 0 {
 		return 0, 0, false
 	}
@@ -316,8 +314,9 @@ func literalLine(templateFile string, doc *yaml.Node, field []string, uses []hel
 	if v != nil && v.Kind == yaml.DocumentNode && len(v.Content) == 1 {
 		v = v.Content[0]
 	}
+	var k *yaml.Node
 	for _, seg := range field {
-		v = child(v, seg)
+		k, v = child(v, seg)
 	}
 	key := field[len(field)-1]
 	if v == nil || v.Kind != yaml.ScalarNode || v.Value == "" || isIndex(key) {
@@ -327,7 +326,10 @@ func literalLine(templateFile string, doc *yaml.Node, field []string, uses []hel
 	if err != nil {
 		return 0, 0, false
 	}
-	keyAt := `^(\s*(?:-\s+)?` + regexp.QuoteMeta(key) + `:\s+)`
+	// As in a file judged as written: at the value when the rule reported
+	// the value, else at the key.
+	atValue := k != nil && f.Line == v.Line && f.Column == v.Column && (k.Line != v.Line || k.Column != v.Column)
+	keyAt := `^(\s*(?:-\s+)?)(` + regexp.QuoteMeta(key) + `:\s+)`
 	re := regexp.MustCompile(keyAt + `["']?` + regexp.QuoteMeta(v.Value) + `["']?\s*(?:#.*)?$`)
 	templated := regexp.MustCompile(keyAt + `.*\{\{`)
 	line, col := 0, 0
@@ -343,6 +345,9 @@ func literalLine(templateFile string, doc *yaml.Node, field []string, uses []hel
 				return 0, 0, false
 			}
 			line, col = i+1, len(m[1])+1
+			if atValue {
+				col += len(m[2])
+			}
 		}
 	}
 	return line, col, line != 0
@@ -353,19 +358,25 @@ func isIndex(s string) bool {
 	return err == nil
 }
 
-func child(n *yaml.Node, seg string) *yaml.Node {
+// child is the key node (nil for a sequence item) and the value node at
+// seg of n.
+func child(n *yaml.Node, seg string) (*yaml.Node, *yaml.Node) {
 	if n == nil {
-		return nil
+		return nil, nil
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
-		return manifest.MapGet(n, seg)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == seg {
+				return n.Content[i], n.Content[i+1]
+			}
+		}
 	case yaml.SequenceNode:
 		if i, err := strconv.Atoi(seg); err == nil && i >= 0 && i < len(n.Content) {
-			return n.Content[i]
+			return nil, n.Content[i]
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // about is the chart whose rendered object f is about, if any.
