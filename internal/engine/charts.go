@@ -52,37 +52,88 @@ type chartApp struct {
 type chartRun struct {
 	apps    []*chartApp
 	byChart map[string]*chartApp
+	// byTemplate: the chart of each input that is one of its templates
+	byTemplate map[string]*chartApp
 }
 
 // renderCharts finds the charts the inputs belong to and renders them, on
 // all cores, judging each one's objects.
 func (e *Engine) renderCharts(t *renderState, in treeInputs) *chartRun {
-	run := &chartRun{byChart: map[string]*chartApp{}}
+	run := &chartRun{byChart: map[string]*chartApp{}, byTemplate: map[string]*chartApp{}}
 	for _, input := range in.list {
 		if input.Path == manifest.Stdin || !mayBelongToChart(input.Path) {
 			continue
 		}
-		dir, ok := chartRootOf(t.key(input.Path))
+		key := t.key(input.Path)
+		dir, ok := chartRootOf(key, e.holds)
 		if !ok {
 			continue
 		}
 		file := filepath.Join(dir, "Chart.yaml")
-		if run.byChart[file] != nil || t.excluded(file) {
+		if t.excluded(file) {
 			continue
 		}
-		app := &chartApp{dir: dir, chartFile: file}
-		run.apps = append(run.apps, app)
-		run.byChart[file] = app
+		app := run.byChart[file]
+		if app == nil {
+			app = &chartApp{dir: dir, chartFile: file}
+			run.apps = append(run.apps, app)
+			run.byChart[file] = app
+		}
+		if filepath.Base(key) != "Chart.yaml" {
+			run.byTemplate[key] = app
+		}
 	}
 	e.parallel(len(run.apps), func(i int) {
 		app := run.apps[i]
 		app.release = chartName(app.chartFile)
-		app.res, app.err = helmrender.Render(helmrender.Options{ChartDir: app.dir, ReleaseName: app.release, Namespace: chartNamespace})
+		app.res, app.err = e.renderChart(app)
 		if app.err == nil {
 			app.judged = e.judgeChart(app)
 		}
 	})
 	return run
+}
+
+// renderChart renders one chart, refusing one with a link that leads out
+// of the run's scope (Helm's loader follows links), and turning a panic
+// into that chart's error: one hostile chart does not stop the run.
+func (e *Engine) renderChart(app *chartApp) (res *helmrender.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("internal error while rendering the chart (please report it): %v", r)
+		}
+	}()
+	if link := e.linkOutside(app.dir); link != "" {
+		return nil, fmt.Errorf("%s: a link leads out of the directories linted: not rendered", link)
+	}
+	return helmrender.Render(helmrender.Options{ChartDir: app.dir, ReleaseName: app.release, Namespace: chartNamespace})
+}
+
+// linkOutside is the first symbolic link under dir whose target is outside
+// the run's scope, or "".
+func (e *Engine) linkOutside(dir string) string {
+	sc := e.kusts.Scope
+	if sc == nil {
+		return ""
+	}
+	var found string
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || found != "" {
+			return filepath.SkipDir
+		}
+		if d.Type()&os.ModeSymlink != 0 && !sc.Contains(p) {
+			found = p
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
+}
+
+// holds says whether the run may look at dir (the scope holds it by name);
+// everything when no scope is set.
+func (e *Engine) holds(dir string) bool {
+	return e.kusts.Scope == nil || e.kusts.Scope.Holds(dir)
 }
 
 // mayBelongToChart: a Chart.yaml, or a file below a templates/ directory.
@@ -93,9 +144,13 @@ func mayBelongToChart(path string) bool {
 // chartRootOf is the chart abs (a Chart.yaml or a template) belongs to: the
 // nearest directory above it with a Chart.yaml, whose templates/ holds it,
 // and then its parent chart as long as it is vendored in one's charts/.
-func chartRootOf(abs string) (string, bool) {
+// Only directories holds admits are looked at.
+func chartRootOf(abs string, holds func(dir string) bool) (string, bool) {
 	var dir string
 	for d := filepath.Dir(abs); ; d = filepath.Dir(d) {
+		if !holds(d) {
+			return "", false
+		}
 		if isFile(filepath.Join(d, "Chart.yaml")) {
 			dir = d
 			break
@@ -108,7 +163,7 @@ func chartRootOf(abs string) (string, bool) {
 	if err != nil || rel != "Chart.yaml" && !strings.HasPrefix(filepath.ToSlash(rel), "templates/") {
 		return "", false
 	}
-	for filepath.Base(filepath.Dir(dir)) == "charts" && isFile(filepath.Join(filepath.Dir(filepath.Dir(dir)), "Chart.yaml")) {
+	for filepath.Base(filepath.Dir(dir)) == "charts" && holds(filepath.Dir(filepath.Dir(dir))) && isFile(filepath.Join(filepath.Dir(filepath.Dir(dir)), "Chart.yaml")) {
 		dir = filepath.Dir(filepath.Dir(dir))
 	}
 	return dir, true
@@ -156,15 +211,11 @@ func (e *Engine) judgeChart(app *chartApp) *FileResult {
 // rendersTemplate says whether the file at key is a template of a chart
 // that rendered: read for its lines, judged through the rendering.
 func (c *chartRun) rendersTemplate(key string) bool {
-	if c == nil || len(c.apps) == 0 || !mayBelongToChart(key) {
+	if c == nil {
 		return false
 	}
-	dir, ok := chartRootOf(key)
-	if !ok {
-		return false
-	}
-	app := c.byChart[filepath.Join(dir, "Chart.yaml")]
-	return app != nil && app.err == nil && filepath.Base(key) != "Chart.yaml"
+	app := c.byTemplate[key]
+	return app != nil && app.err == nil
 }
 
 // quietTemplates takes the template-skipped finding (and what a template
