@@ -55,6 +55,7 @@ type renderState struct {
 	// keepSource: the run keeps files' bytes (fix), those of extra too
 	keepSource bool
 	named      []namedDir // the paths named, longest first (see show)
+	charts     *chartRun  // the local Helm charts rendered (charts.go)
 	wd         namedDir   // the working directory, named ""
 	// change: under --base, the roots the change touches (base.go)
 	change *changeRun
@@ -92,12 +93,14 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	plan := e.planRoots(t, inputs, overlay)
 	t.change = e.planChange(t, plan)
 	in := t.collectInputs(inputs, named)
+	t.charts = e.renderCharts(t, in)
 	r := e.renderRoots(t, plan)
 	res := &Result{tree: &treeRun{paths: paths, inputs: in.list}}
 	if e.KeepSource {
 		res.tree.graph, res.tree.state = g, t
 	}
 	slots := e.lintInputs(t, in, overlay, r.rendered)
+	t.charts.quietTemplates(t, slots)
 	e.gather(t, res, slots, <-r.done, plan)
 	return res
 }
@@ -373,6 +376,7 @@ func (e *Engine) gather(t *renderState, res *Result, slots []*FileResult, done r
 		res.context = append(res.context, done.judged[i])
 	}
 	e.judgeChange(t, files, slots, plan)
+	e.gatherCharts(t, files, res)
 	// A Flux Kustomization whose spec.components Flux cannot build with.
 	if len(plan.roots) > 0 {
 		for _, a := range plan.flux() {
@@ -403,6 +407,12 @@ func (e *Engine) gather(t *renderState, res *Result, slots []*FileResult, done r
 // finding only now come last.
 func (e *Engine) finishTree(res *Result, t *renderState, files map[string]*FileResult) {
 	e.finish(res, func(f analysis.Finding) *FileResult {
+		if app := t.charts.about(f); app != nil {
+			if !app.judged.optOuts[objectKey{f.Doc, -1}].Has(f.Rule) {
+				e.placeChart(t, files, app, f)
+			}
+			return nil
+		}
 		if f.Rendered {
 			if r := t.judged[f.File]; r != nil && !r.optOuts[objectKey{f.Doc, -1}].Has(f.Rule) {
 				e.place(t, files, f)

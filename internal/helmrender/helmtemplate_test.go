@@ -1,9 +1,8 @@
-//go:build helm
-
 package helmrender
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -80,7 +79,7 @@ func canonical(t *testing.T, n *yaml.Node) string {
 }
 
 // helmDocuments parses helm template's output ("---\n# Source: name\n...")
-// into "name\n<canonical document>" entries, sorted.
+// into "name\n<canonical document>" entries, in helm's order.
 func helmDocuments(t *testing.T, out string) []string {
 	t.Helper()
 	var docs []string
@@ -101,7 +100,6 @@ func helmDocuments(t *testing.T, out string) []string {
 		}
 		docs = append(docs, strings.TrimPrefix(source, "# Source: ")+"\n"+canonical(t, &doc))
 	}
-	sort.Strings(docs)
 	return docs
 }
 
@@ -111,8 +109,13 @@ func ourDocuments(t *testing.T, res *Result) []string {
 	for _, o := range res.Objects {
 		docs = append(docs, o.Template+"\n"+canonical(t, o.Node))
 	}
-	sort.Strings(docs)
 	return docs
+}
+
+func sorted(docs []string) []string {
+	out := append([]string(nil), docs...)
+	sort.Strings(out)
+	return out
 }
 
 func TestRenderEqualsHelmTemplate(t *testing.T) {
@@ -131,9 +134,20 @@ func TestRenderEqualsHelmTemplate(t *testing.T) {
 	if err := os.WriteFile(override, []byte("web:\n  image:\n    tag: \"3.0\"\n  port: 9090\nconfig:\n  greeting: yes\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	featuresOverride := filepath.Join(t.TempDir(), "features-override.yaml")
+	if err := os.WriteFile(featuresOverride, []byte(featuresOverrideValues), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []chartCase{
 		{name: "umbrella", dir: umbrella, valuesFiles: []string{override}},
 		{name: "yaml11", dir: filepath.Join(testdataHelm(t), "yaml11")},
+		// subchart globals, an alias, tags and a condition, import-values
+		// (both forms), tpl, include in a loop, .Files, .Capabilities
+		// (Helm's whole API-version list), .Subcharts, lookup, null deleting
+		// a subchart's default, a parent's define winning over a subchart's
+		{name: "features", dir: filepath.Join(testdataHelm(t), "features")},
+		{name: "features-overridden", dir: filepath.Join(testdataHelm(t), "features"), valuesFiles: []string{featuresOverride}},
+		{name: "hooks", dir: filepath.Join(testdataHelm(t), "hooks")},
 	}
 	if fc := fleetCorpusOrEmpty(); fc != "" {
 		podinfo := filepath.Join(fc, "stefanprodan+podinfo", "charts", "podinfo")
@@ -177,9 +191,12 @@ func TestRenderEqualsHelmTemplate(t *testing.T) {
 			if len(want) == 0 {
 				t.Fatal("helm rendered nothing")
 			}
-			if strings.Join(got, "---\n") != strings.Join(want, "---\n") {
-				t.Errorf("rendered objects differ from helm template's\n--- ours (%d)\n%s\n--- helm (%d)\n%s",
-					len(got), strings.Join(got, "---\n"), len(want), strings.Join(want, "---\n"))
+			if g, w := sorted(got), sorted(want); strings.Join(g, "---\n") != strings.Join(w, "---\n") {
+				t.Fatalf("rendered objects differ from helm template's\n--- ours (%d)\n%s\n--- helm (%d)\n%s",
+					len(g), strings.Join(g, "---\n"), len(w), strings.Join(w, "---\n"))
+			}
+			if g, w := strings.Join(got, "---\n"), strings.Join(want, "---\n"); g != w {
+				t.Errorf("same objects, not in helm template's order\n--- ours\n%s\n--- helm\n%s", g, w)
 			}
 		})
 	}
@@ -197,4 +214,49 @@ func TestHelmTemplateRefusesWhatWeReportAsAProblem(t *testing.T) {
 	if res := mustRender(t, Options{ChartDir: dir}); len(res.Problems) != 1 {
 		t.Errorf("problems %+v", res.Problems)
 	}
+}
+
+// featuresOverrideValues overrides testdata/helm/features as a user's values
+// file: enables the conditioned dependency, deletes a subchart default with
+// null, replaces a tpl string and a global.
+const featuresOverrideValues = `global:
+  registry: override.example
+conditioned:
+  enabled: true
+sub2:
+  dropme: null
+greeting: "{{ .Chart.Name }}/{{ .Values.imported.mine }}"
+`
+
+// A required value that is missing fails the rendering with the chart's
+// message at the template line, as helm template says it.
+func TestRequiredFailsAsHelmTemplateDoes(t *testing.T) {
+	helm := helmBinary(t)
+	dir := filepath.Join(testdataHelm(t), "required")
+	_, helmErr := helmTemplate(t, helm, "rel", dir)
+	if helmErr == nil {
+		t.Fatal("helm template rendered a chart whose required value is missing")
+	}
+	_, err := Render(Options{ChartDir: dir, ReleaseName: "rel"})
+	var te *TemplateError
+	if !errors.As(err, &te) {
+		t.Fatalf("want a TemplateError, got %v", err)
+	}
+	// helm prints "Error: execution error at (required/templates/ingress.yaml:6:12): ..."
+	if !strings.Contains(helmErr.Error(), "Error: "+te.Message+"\n") {
+		t.Errorf("message %q is not helm template's:\n%v", te.Message, helmErr)
+	}
+	if !strings.Contains(te.Message, "set ingress.host: the host this chart serves") ||
+		te.Pos.File != filepath.Join(dir, "templates", "ingress.yaml") || te.Pos.Line != 6 || te.Pos.Column != 12 {
+		t.Errorf("error at %v: %q", te.Pos, te.Message)
+	}
+	// With the value given, both render.
+	vals := filepath.Join(t.TempDir(), "v.yaml")
+	if err := os.WriteFile(vals, []byte("ingress:\n  host: example.com\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := helmTemplate(t, helm, "rel", dir, "-f", vals); err != nil {
+		t.Fatal(err)
+	}
+	mustRender(t, Options{ChartDir: dir, ReleaseName: "rel", Values: []ValuesSource{valuesFile(t, vals)}})
 }

@@ -1,5 +1,3 @@
-//go:build helm
-
 package helmrender
 
 import (
@@ -205,11 +203,19 @@ func (l *chartLayout) missingDependencies(c *chart.Chart) []Problem {
 		if have[dep.Name] {
 			continue
 		}
-		pos := l.chartFile(c)
-		pos.Line, pos.Column = dependencyLine(c, dep.Name)
+		// A chart of apiVersion v1 may list them in requirements.yaml.
+		listedIn := "Chart.yaml"
+		line, col := dependencyLine(c, listedIn, dep.Name)
+		if line == 0 {
+			if l2, c2 := dependencyLine(c, "requirements.yaml", dep.Name); l2 > 0 {
+				listedIn, line, col = "requirements.yaml", l2, c2
+			}
+		}
+		pos := l.fileOf(c, listedIn)
+		pos.Line, pos.Column = line, col
 		out = append(out, Problem{Kind: MissingDependency, Pos: pos, Message: fmt.Sprintf(
-			"dependency %q (version %q, repository %q) is listed in Chart.yaml but not vendored under charts/: Helm renders %q without it (`helm dependency build` fetches it)",
-			dep.Name, dep.Version, dep.Repository, c.Name())})
+			"dependency %q (version %q, repository %q) is listed in %s but not vendored under charts/: Helm renders %q without it (`helm dependency build` fetches it)",
+			dep.Name, dep.Version, dep.Repository, listedIn, c.Name())})
 	}
 	for _, d := range c.Dependencies() {
 		out = append(out, l.missingDependencies(d)...)
@@ -217,11 +223,12 @@ func (l *chartLayout) missingDependencies(c *chart.Chart) []Problem {
 	return out
 }
 
-// dependencyLine finds the `name:` of the dependency in Chart.yaml.
-func dependencyLine(c *chart.Chart, name string) (int, int) {
+// dependencyLine finds the `name:` of the dependency in the chart's file
+// (Chart.yaml, or a v1 chart's requirements.yaml).
+func dependencyLine(c *chart.Chart, file, name string) (int, int) {
 	var doc yaml.Node
 	for _, f := range c.Raw {
-		if f.Name == "Chart.yaml" && yaml.Unmarshal(f.Data, &doc) == nil {
+		if f.Name == file && yaml.Unmarshal(f.Data, &doc) == nil {
 			break
 		}
 	}

@@ -1,5 +1,3 @@
-//go:build helm
-
 package helmrender
 
 import (
@@ -9,8 +7,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/engine"
 )
 
 // Which rendered scalars came from which values leaf.
@@ -74,7 +70,7 @@ func markPrinted(seen map[valuesPath]bool) markFilter {
 	}
 }
 
-func traceValues(l *chartLayout, root *chart.Chart, top chartutil.Values, objs []Object, ix *originIndex) {
+func traceValues(l *chartLayout, root *chart.Chart, top map[string]interface{}, objs []Object, ix *originIndex) {
 	pending := make([]bool, len(objs))
 	for i := range pending {
 		pending[i] = true
@@ -105,19 +101,19 @@ func traceValues(l *chartLayout, root *chart.Chart, top chartutil.Values, objs [
 // whose marked document has the real one's shape, clearing their pending
 // flag. It returns the leaves whose markers appear in the documents still
 // pending, and whether the marked rendering worked at all.
-func tracePass(l *chartLayout, root *chart.Chart, top chartutil.Values, objs []Object, pending []bool, filter markFilter, ix *originIndex) (map[valuesPath]bool, bool) {
-	values, _ := top["Values"].(chartutil.Values)
+func tracePass(l *chartLayout, root *chart.Chart, top map[string]interface{}, objs []Object, pending []bool, filter markFilter, ix *originIndex) (map[valuesPath]bool, bool) {
+	values, _ := top["Values"].(Values)
 	var leaves []valuesLeaf
 	marked := markValues(map[string]interface{}(values), nil, filter, &leaves)
 	if len(leaves) == 0 {
 		return nil, false
 	}
-	markedTop := chartutil.Values{}
+	markedTop := map[string]interface{}{}
 	for k, v := range top {
 		markedTop[k] = v
 	}
-	markedTop["Values"] = chartutil.Values(marked.(map[string]interface{}))
-	files, err := engine.Engine{}.Render(root, markedTop)
+	markedTop["Values"] = Values(marked.(map[string]interface{}))
+	files, err := renderCharts(root, markedTop)
 	if err != nil {
 		return nil, false // a template could not take a marker; the next pass marks less
 	}
@@ -170,7 +166,7 @@ func docKey(o Object) templateDoc { return templateDoc{o.Template, o.Index} }
 // its marker, recording the leaves in marker order.
 func markValues(v interface{}, path []string, filter markFilter, leaves *[]valuesLeaf) interface{} {
 	switch x := v.(type) {
-	case chartutil.Values:
+	case Values:
 		return markValues(map[string]interface{}(x), path, filter, leaves)
 	case map[string]interface{}:
 		out := make(map[string]interface{}, len(x))

@@ -1,5 +1,3 @@
-//go:build helm
-
 package helmrender
 
 import (

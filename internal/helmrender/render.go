@@ -1,5 +1,3 @@
-//go:build helm
-
 package helmrender
 
 import (
@@ -7,9 +5,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/engine"
 )
 
 // DefaultKubernetesVersion is the cluster version templates see in
@@ -151,7 +148,7 @@ func Render(opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c := chrt.Metadata.KubeVersion; c != "" && !chartutil.IsCompatibleRange(c, caps.KubeVersion.String()) {
+	if c := chrt.Metadata.KubeVersion; c != "" && !compatibleRange(c, caps.KubeVersion.String()) {
 		return nil, fmt.Errorf("%s: chart requires kubeVersion: %s which is incompatible with Kubernetes %s (set kubernetesVersion)",
 			layout.chartFile(chrt), c, caps.KubeVersion.String())
 	}
@@ -162,15 +159,14 @@ func Render(opts Options) (*Result, error) {
 		return nil, err
 	}
 	// Conditions, tags and import-values, as action.Install does before rendering.
-	if err := chartutil.ProcessDependenciesWithMerge(chrt, userVals); err != nil {
+	if err := processDependencies(chrt, userVals); err != nil {
 		return nil, fmt.Errorf("%s: dependencies: %w", opts.ChartDir, err)
 	}
-	rel := chartutil.ReleaseOptions{Name: opts.ReleaseName, Namespace: opts.Namespace, Revision: 1, IsInstall: true}
-	top, err := chartutil.ToRenderValues(chrt, userVals, rel, caps)
+	top, err := renderValues(chrt, userVals, opts, caps)
 	if err != nil {
 		return nil, fmt.Errorf("%s: values: %w", opts.ChartDir, err)
 	}
-	files, err := engine.Engine{}.Render(chrt, top)
+	files, err := renderCharts(chrt, top)
 	if err != nil {
 		return nil, layout.templateError(chrt, err)
 	}
@@ -178,6 +174,7 @@ func Render(opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	objs = installSorted(objs)
 	if opts.IncludeCRDs {
 		crds, err := layout.crdObjects(chrt)
 		if err != nil {
@@ -192,29 +189,34 @@ func Render(opts Options) (*Result, error) {
 	return res, nil
 }
 
-// capabilities is Helm's default capability set with the target version and
-// the extra API versions, as `helm template --kube-version --api-versions`.
-func capabilities(opts Options) (*chartutil.Capabilities, error) {
-	v := opts.KubernetesVersion
-	if v == "" {
-		v = DefaultKubernetesVersion
-	}
-	kv, err := chartutil.ParseKubeVersion(v)
+// renderValues is what the root templates see, as Helm's ToRenderValues
+// gives it for `helm template` (revision 1, an install). Helm also validates
+// the values against values.schema.json there; that validator is not linked
+// (its init alone costs 6 ms, docs/helm.md), so a schema is not checked.
+func renderValues(chrt *chart.Chart, user Values, opts Options, caps *Capabilities) (map[string]interface{}, error) {
+	vals, err := coalesceValues(chrt, user, false)
 	if err != nil {
-		return nil, fmt.Errorf("kubernetesVersion %q: %w", v, err)
+		return nil, err
 	}
-	caps := chartutil.DefaultCapabilities.Copy()
-	caps.KubeVersion = *kv
-	// Copy shares the default slice: a fresh one, so that renderings running
-	// at once never append into the same array.
-	caps.APIVersions = append(append(chartutil.VersionSet(nil), caps.APIVersions...), opts.APIVersions...)
-	return caps, nil
+	return map[string]interface{}{
+		"Chart":        chrt.Metadata,
+		"Capabilities": caps,
+		"Release": map[string]interface{}{
+			"Name":      opts.ReleaseName,
+			"Namespace": opts.Namespace,
+			"IsUpgrade": false,
+			"IsInstall": true,
+			"Revision":  1,
+			"Service":   "Helm",
+		},
+		"Values": vals,
+	}, nil
 }
 
 // readUserValues reads each source as Helm reads a values file and merges them
 // in order, later sources winning, as helm's values.Options does for `-f`.
-func readUserValues(sources []ValuesSource) (map[string]interface{}, error) {
-	merged := map[string]interface{}{}
+func readUserValues(sources []ValuesSource) (Values, error) {
+	merged := Values{}
 	for _, src := range sources {
 		vals, err := readValuesNode(src.Node)
 		if err != nil {
@@ -225,11 +227,11 @@ func readUserValues(sources []ValuesSource) (map[string]interface{}, error) {
 	return merged, nil
 }
 
-// readValuesNode re-encodes a node and reads it with chartutil.ReadValues, so
+// readValuesNode re-encodes a node and reads it as Helm reads a values file, so
 // that the values are Helm's reading of the text (YAML 1.1), not yaml.v3's.
-func readValuesNode(n *yaml.Node) (map[string]interface{}, error) {
+func readValuesNode(n *yaml.Node) (Values, error) {
 	if n == nil {
-		return map[string]interface{}{}, nil
+		return Values{}, nil
 	}
 	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
 		n = n.Content[0]
@@ -241,11 +243,7 @@ func readValuesNode(n *yaml.Node) (map[string]interface{}, error) {
 	if err != nil {
 		return nil, err
 	}
-	vals, err := chartutil.ReadValues(text)
-	if err != nil {
-		return nil, err
-	}
-	return vals.AsMap(), nil
+	return readValues(text)
 }
 
 // mergeMaps is helm's pkg/cli/values mergeMaps: maps merge key by key,

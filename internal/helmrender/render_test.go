@@ -1,5 +1,3 @@
-//go:build helm
-
 package helmrender
 
 import (
@@ -43,12 +41,13 @@ func TestUmbrellaRendersVendoredSubchartsAsHelmDoes(t *testing.T) {
 	for _, o := range res.Objects {
 		got = append(got, o.Template+" "+field(o.Node, "kind")+" "+rel(t, dir, o.Source))
 	}
+	// helm template's order: by kind in Helm's install order
 	want := []string{
+		"umbrella/templates/configmap.yaml ConfigMap templates/configmap.yaml",
+		"umbrella/charts/web/templates/deployment.yaml Service charts/web/templates/deployment.yaml",
+		"umbrella/charts/web/templates/deployment.yaml Deployment charts/web/templates/deployment.yaml",
 		// the subchart vendored as an archive, under its alias "jobs"
 		"umbrella/charts/jobs/templates/cronjob.yaml CronJob charts/archived-0.1.0.tgz!archived/templates/cronjob.yaml",
-		"umbrella/charts/web/templates/deployment.yaml Deployment charts/web/templates/deployment.yaml",
-		"umbrella/charts/web/templates/deployment.yaml Service charts/web/templates/deployment.yaml",
-		"umbrella/templates/configmap.yaml ConfigMap templates/configmap.yaml",
 	} // NOTES.txt and _helpers.tpl are no objects
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("objects:\n got %q\nwant %q", got, want)

@@ -1,0 +1,8 @@
+{{- define "features.port" -}}
+- name: {{ .name }}
+  containerPort: {{ .port }}
+{{- end -}}
+{{- define "features.labels" -}}
+app: {{ .Chart.Name }}
+release: {{ .Release.Name }}
+{{- end -}}
