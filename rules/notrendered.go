@@ -61,7 +61,7 @@ func reportHelmRelease(p *analysis.Pass, o *manifest.Object) {
 	if manifest.Path(o.Node, "spec", "chart") == nil {
 		n, path = firstOf(o.Node, "spec.chartRef", "spec", "chartRef")
 	}
-	reportUnrendered(p, n, path, analysis.HelmRelease, "%s is not rendered (shipshape does not render Helm charts), so no rule judges the objects it installs; lint them with helm template … | shipshape lint -", what)
+	reportUnrendered(p, n, path, analysis.HelmRelease, "%s is not rendered: shipshape renders the chart directories of the repository with their default values, not a release with its values; no rule judges the objects it installs (helm template … | shipshape lint -)", what)
 }
 
 // reportArgoSource reports an Argo CD Application's source that a tool
@@ -74,9 +74,9 @@ func reportArgoSource(p *analysis.Pass, src *yaml.Node, path string) {
 	switch {
 	case manifest.Path(src, "chart") != nil:
 		n := manifest.Path(src, "chart")
-		reportUnrendered(p, n, path+".chart", analysis.HelmRelease, "chart %q is not rendered (shipshape does not render Helm charts), so no rule judges the objects it installs; lint them with helm template … | shipshape lint -", manifest.ScalarValue(n))
+		reportUnrendered(p, n, path+".chart", analysis.HelmRelease, "chart %q is not rendered: shipshape fetches no chart from a chart repository; no rule judges the objects it installs (helm template … | shipshape lint -)", manifest.ScalarValue(n))
 	case manifest.Path(src, "helm") != nil:
-		reportUnrendered(p, entryKey(manifest.MapEntry(src, "helm")), path+".helm", analysis.HelmRelease, "the Helm chart at %q is not rendered (shipshape does not render Helm charts), so no rule judges the objects it installs; lint them with helm template … | shipshape lint -", manifest.ScalarValue(manifest.Path(src, "path")))
+		reportUnrendered(p, entryKey(manifest.MapEntry(src, "helm")), path+".helm", analysis.HelmRelease, "the Helm chart at %q is not rendered with this Application's values: shipshape renders the chart directories of the repository with their default values only; no rule judges the objects this release installs (helm template … | shipshape lint -)", manifest.ScalarValue(manifest.Path(src, "path")))
 	case manifest.Path(src, "plugin") != nil:
 		reportUnrendered(p, entryKey(manifest.MapEntry(src, "plugin")), path+".plugin", analysis.ToolSource, "its source is rendered by a config management plugin at sync time, which shipshape does not run; no rule judges its objects")
 	case manifest.Path(src, "directory", "jsonnet") != nil:
