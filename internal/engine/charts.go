@@ -43,9 +43,18 @@ type chartApp struct {
 	dir       string // the chart's directory (real path)
 	chartFile string // its Chart.yaml: the File of its objects' findings until placed
 	release   string
-	res       *helmrender.Result
-	err       error
-	judged    *FileResult // its objects judged, as a pseudo-file (see judgeRendered)
+	namespace string
+	// key names the application: its objects' File and the cross-resource
+	// rules' AppID (the Chart.yaml for a chart with its defaults; see
+	// releases.go for a release's)
+	key string
+	// values are the user's values (a release's), lowest first; what
+	// describes them in messages
+	values     []helmrender.ValuesSource
+	valuesNote string
+	res        *helmrender.Result
+	err        error
+	judged     *FileResult // its objects judged, as a pseudo-file (see judgeRendered)
 }
 
 // chartRun is the run's local charts, by Chart.yaml.
@@ -54,6 +63,9 @@ type chartRun struct {
 	byChart map[string]*chartApp
 	// byTemplate: the chart of each input that is one of its templates
 	byTemplate map[string]*chartApp
+	// released: where the not-rendered findings of the HelmReleases
+	// rendered here sit (releases.go)
+	released map[releaseAt]bool
 }
 
 // renderCharts finds the charts the inputs belong to and renders them, on
@@ -75,7 +87,7 @@ func (e *Engine) renderCharts(t *renderState, in treeInputs) *chartRun {
 		}
 		app := run.byChart[file]
 		if app == nil {
-			app = &chartApp{dir: dir, chartFile: file}
+			app = &chartApp{dir: dir, chartFile: file, key: file, namespace: chartNamespace, valuesNote: "the chart's default values"}
 			run.apps = append(run.apps, app)
 			run.byChart[file] = app
 		}
@@ -83,9 +95,12 @@ func (e *Engine) renderCharts(t *renderState, in treeInputs) *chartRun {
 			run.byTemplate[key] = app
 		}
 	}
+	for _, app := range run.apps {
+		app.release = chartName(app.chartFile)
+	}
+	e.findReleases(t, in, run)
 	e.parallel(len(run.apps), func(i int) {
 		app := run.apps[i]
-		app.release = chartName(app.chartFile)
 		app.res, app.err = e.renderChart(app)
 		if app.err == nil {
 			app.judged = e.judgeChart(app)
@@ -106,7 +121,7 @@ func (e *Engine) renderChart(app *chartApp) (res *helmrender.Result, err error) 
 	if link := e.linkOutside(app.dir); link != "" {
 		return nil, fmt.Errorf("%s: a link leads out of the directories linted: not rendered", link)
 	}
-	return helmrender.Render(helmrender.Options{ChartDir: app.dir, ReleaseName: app.release, Namespace: chartNamespace})
+	return helmrender.Render(helmrender.Options{ChartDir: app.dir, ReleaseName: app.release, Namespace: app.namespace, Values: app.values})
 }
 
 // linkOutside is the first symbolic link under dir whose target is outside
@@ -195,15 +210,18 @@ func (e *Engine) judgeChart(app *chartApp) *FileResult {
 		if o.Node == nil || len(o.Node.Content) != 1 {
 			continue
 		}
-		if obj := manifest.NewObject(o.Node.Content[0], app.chartFile, i, false); obj != nil {
-			obj.Root = app.chartFile
+		if obj := manifest.NewObject(o.Node.Content[0], app.key, i, false); obj != nil {
+			obj.Root = app.key
+			if obj.Namespace == "" && app.namespace != chartNamespace && !clusterScoped[obj.Kind] {
+				obj.Namespace = app.namespace // where Helm installs it
+			}
 			objs = append(objs, obj)
 		}
 	}
 	noJSONPatch := func(int, string) *yaml.Node { return nil }
 	fr := &FileResult{own: e.checkObjects(objs, nil, noJSONPatch), objects: len(objs)}
 	for _, obj := range objs {
-		e.observe(fr, obj, objectKey{obj.Doc, -1}, analysis.AppID{Dir: app.dir})
+		e.observe(fr, obj, objectKey{obj.Doc, -1}, analysis.AppID{Dir: app.key})
 	}
 	return fr
 }
@@ -263,8 +281,12 @@ func (e *Engine) reportChartError(t *renderState, files map[string]*FileResult, 
 	if errors.As(app.err, &te) && te.Pos.Archive == "" && te.Pos.File != "" {
 		file, line, col, msg = te.Pos.File, te.Pos.Line, te.Pos.Column, te.Message
 	}
-	f := e.fileFinding("", RenderErrorID, fmt.Sprintf("Helm chart %s does not render (release %q, namespace %q, its default values): %s; its templates are not judged",
-		t.show(app.dir), app.release, chartNamespace, t.relPaths(msg)))
+	values := app.valuesNote
+	if len(app.values) == 0 && app.key == app.chartFile {
+		values = "its default values"
+	}
+	f := e.fileFinding("", RenderErrorID, fmt.Sprintf("Helm chart %s does not render (release %q, namespace %q, %s): %s; its templates are not judged",
+		t.show(app.dir), app.release, app.namespace, values, t.relPaths(msg)))
 	e.recordAt(t, files, f, file, line, col)
 }
 
@@ -278,7 +300,7 @@ func (e *Engine) placeChart(t *renderState, files map[string]*FileResult, app *c
 	f.Severity = e.severityOf(f)
 	f.Fix = nil // not carried into values files or templates (yet)
 	tmpl := t.show(o.Source.File)
-	where := fmt.Sprintf("in what Helm renders from %s (release %q, namespace %q, the chart's default values)", tmpl, app.release, chartNamespace)
+	where := fmt.Sprintf("in what Helm renders from %s (release %q, namespace %q, %s)", tmpl, app.release, app.namespace, app.valuesNote)
 	field := chartField(f.Field)
 	for _, use := range o.Values {
 		if use.Origin.Line > 0 && use.Origin.Archive == "" && equalFields(use.Field, field) {

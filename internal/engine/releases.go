@@ -1,0 +1,364 @@
+package engine
+
+// Flux HelmReleases whose chart is in this repository (issue 34, item 3):
+// rendered as applications of their own, with the values helm-controller
+// gives them. A HelmRelease whose spec.chart.spec names a path with a
+// GitRepository sourceRef is taken to use this repository (Flux's
+// flux-system GitRepository is the repository the cluster is synced from)
+// when that path, from the repository's root, is a chart directory here.
+// Values, lowest first, as helm-controller merges them: the chart's
+// values.yaml, then spec.valuesFrom in order (ConfigMaps and Secrets
+// found in the tree), then spec.values. The release's name and namespace
+// are helm-controller's. A release whose values cannot all be found (a
+// ConfigMap made elsewhere) is not rendered: it stays not-rendered.
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/helmrender"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+)
+
+// notRenderedID is the rule that says a release is not rendered; the
+// engine takes its finding off the releases it rendered.
+const notRenderedID = "not-rendered"
+
+// fluxRelease is one HelmRelease document of the tree.
+type fluxRelease struct {
+	file string // real path
+	doc  int
+	node *yaml.Node // the object's mapping
+}
+
+// valuesObject is a ConfigMap or Secret a valuesFrom entry may name.
+type valuesObject struct {
+	file      string
+	kind      string
+	name      string
+	namespace string // "" when the file does not say
+	node      *yaml.Node
+}
+
+// releaseAt says where the not-rendered finding of a rendered release
+// sits: the file and the node the rule reports (spec.chart.spec.chart).
+type releaseAt struct {
+	file         string
+	line, column int
+}
+
+// findReleases adds to run the HelmReleases of the inputs whose chart is
+// a chart directory of the repository, with their values.
+func (e *Engine) findReleases(t *renderState, in treeInputs, run *chartRun) {
+	var releases []fluxRelease
+	var objects []valuesObject
+	for _, input := range in.list {
+		if input.Path == manifest.Stdin || mayBelongToChart(input.Path) {
+			continue
+		}
+		rs, vs := readReleaseObjects(t.key(input.Path))
+		releases, objects = append(releases, rs...), append(objects, vs...)
+	}
+	for _, hr := range releases {
+		if app := e.releaseApp(t, hr, objects); app != nil {
+			run.apps = append(run.apps, app)
+			run.byChart[app.key] = app
+			if run.released == nil {
+				run.released = map[releaseAt]bool{}
+			}
+			n := manifest.Path(hr.node, "spec", "chart", "spec", "chart")
+			run.released[releaseAt{hr.file, n.Line, n.Column}] = true
+		}
+	}
+}
+
+// readReleaseObjects reads the HelmReleases, ConfigMaps and Secrets of a
+// YAML file; a file that is not YAML, or a document that does not parse,
+// gives nothing (the file's own lint says why).
+func readReleaseObjects(file string) ([]fluxRelease, []valuesObject) {
+	ext := filepath.Ext(file)
+	if ext != ".yaml" && ext != ".yml" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil || !strings.Contains(string(data), "kind:") {
+		return nil, nil
+	}
+	var releases []fluxRelease
+	var objects []valuesObject
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	for doc := 0; ; doc++ {
+		var n yaml.Node
+		if dec.Decode(&n) != nil {
+			break
+		}
+		if len(n.Content) != 1 || n.Content[0].Kind != yaml.MappingNode {
+			continue
+		}
+		obj := n.Content[0]
+		kind := manifest.ScalarValue(manifest.Path(obj, "kind"))
+		api := manifest.ScalarValue(manifest.Path(obj, "apiVersion"))
+		switch {
+		case kind == "HelmRelease" && strings.HasPrefix(api, "helm.toolkit.fluxcd.io/"):
+			releases = append(releases, fluxRelease{file: file, doc: doc, node: obj})
+		case (kind == "ConfigMap" || kind == "Secret") && api == "v1":
+			objects = append(objects, valuesObject{file: file, kind: kind, node: obj,
+				name:      manifest.ScalarValue(manifest.Path(obj, "metadata", "name")),
+				namespace: manifest.ScalarValue(manifest.Path(obj, "metadata", "namespace"))})
+		}
+	}
+	return releases, objects
+}
+
+// releaseApp is the application of a HelmRelease whose chart is here, or
+// nil.
+func (e *Engine) releaseApp(t *renderState, hr fluxRelease, objects []valuesObject) *chartApp {
+	spec := manifest.Path(hr.node, "spec")
+	chart := manifest.Path(spec, "chart", "spec", "chart")
+	if chart == nil || chart.Kind != yaml.ScalarNode || manifest.ScalarValue(manifest.Path(spec, "chart", "spec", "sourceRef", "kind")) != "GitRepository" {
+		return nil
+	}
+	dir, ok := t.repositoryChart(hr.file, chart.Value)
+	if !ok || !e.holds(dir) || t.excluded(filepath.Join(dir, "Chart.yaml")) {
+		return nil
+	}
+	name := manifest.ScalarValue(manifest.Path(hr.node, "metadata", "name"))
+	namespace := manifest.ScalarValue(manifest.Path(hr.node, "metadata", "namespace"))
+	target := manifest.ScalarValue(manifest.Path(spec, "targetNamespace"))
+	release := manifest.ScalarValue(manifest.Path(spec, "releaseName"))
+	if release == "" {
+		release = name
+		if target != "" {
+			release = target + "-" + name
+		}
+	}
+	values, ok := releaseValues(hr.file, spec, namespace, objects)
+	if !ok || name == "" {
+		return nil
+	}
+	if target != "" {
+		namespace = target
+	}
+	if namespace == "" {
+		namespace = chartNamespace
+	}
+	return &chartApp{
+		dir: dir, chartFile: filepath.Join(dir, "Chart.yaml"), key: fmt.Sprintf("%s#%d", hr.file, hr.doc),
+		release: shortenReleaseName(release), namespace: namespace, values: values,
+		valuesNote: fmt.Sprintf("the values of HelmRelease %s in %s", name, t.show(hr.file)),
+	}
+}
+
+// repositoryChart is the chart directory a GitRepository path names: from
+// the root of the git repository holding file, else from each directory
+// named on the command line that holds it.
+func (t *renderState) repositoryChart(file, chart string) (string, bool) {
+	rel := filepath.FromSlash(strings.TrimPrefix(chart, "./"))
+	if filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	var roots []string
+	for d := filepath.Dir(file); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			roots = append(roots, d)
+			break
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	for _, n := range t.named {
+		for _, dir := range n.dirs {
+			if _, ok := below(dir, file); ok {
+				roots = append(roots, dir)
+			}
+		}
+	}
+	for _, root := range roots {
+		dir := filepath.Join(root, rel)
+		if isFile(filepath.Join(dir, "Chart.yaml")) {
+			if st, err := os.Stat(filepath.Join(dir, "templates")); err == nil && st.IsDir() {
+				return dir, true
+			}
+		}
+	}
+	return "", false
+}
+
+// shortenReleaseName is helm-controller's (internal/release.ShortenName):
+// a name over 53 characters is cut to 40, a hyphen and the first 12 hex
+// digits of its SHA-256.
+func shortenReleaseName(name string) string {
+	const maxLength, hashLength = 53, 12
+	if len(name) <= maxLength {
+		return name
+	}
+	sum := fmt.Sprintf("%x", sha256.Sum256([]byte(name)))
+	return name[:maxLength-hashLength-1] + "-" + sum[:hashLength]
+}
+
+// releaseValues are a HelmRelease's values sources, lowest first:
+// spec.valuesFrom in order, then spec.values; false when a valuesFrom
+// entry that is not optional names nothing found here.
+func releaseValues(file string, spec *yaml.Node, namespace string, objects []valuesObject) ([]helmrender.ValuesSource, bool) {
+	var out []helmrender.ValuesSource
+	if from := manifest.Path(spec, "valuesFrom"); from != nil && from.Kind == yaml.SequenceNode {
+		for _, ref := range from.Content {
+			src, found := valuesFromRef(ref, namespace, objects)
+			if !found {
+				if manifest.ScalarValue(manifest.Path(ref, "optional")) == "true" {
+					continue
+				}
+				return nil, false
+			}
+			out = append(out, src)
+		}
+	}
+	if v := manifest.Path(spec, "values"); v != nil && v.Kind == yaml.MappingNode {
+		out = append(out, helmrender.ValuesSource{File: file, Node: v})
+	}
+	return out, true
+}
+
+// valuesFromRef is the values one valuesFrom entry gives: the text at
+// valuesKey (default values.yaml) read as values, or, with targetPath, that
+// text as a string at the path. Positions are the file's where the text
+// is a literal block or a plain scalar (ConfigMap data, Secret
+// stringData); a Secret's base64 data gives values without positions.
+func valuesFromRef(ref *yaml.Node, namespace string, objects []valuesObject) (helmrender.ValuesSource, bool) {
+	kind := manifest.ScalarValue(manifest.Path(ref, "kind"))
+	name := manifest.ScalarValue(manifest.Path(ref, "name"))
+	key := manifest.ScalarValue(manifest.Path(ref, "valuesKey"))
+	if key == "" {
+		key = "values.yaml"
+	}
+	target := manifest.ScalarValue(manifest.Path(ref, "targetPath"))
+	for _, o := range objects {
+		if o.kind != kind || o.name != name || o.namespace != "" && namespace != "" && o.namespace != namespace {
+			continue
+		}
+		text, pos, ok := valuesText(o, key)
+		if !ok {
+			return helmrender.ValuesSource{}, false
+		}
+		if target != "" {
+			return helmrender.ValuesSource{File: o.file, Node: atTargetPath(target, text, pos)}, true
+		}
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+			return helmrender.ValuesSource{}, false
+		}
+		if pos != nil && pos.Style == yaml.LiteralStyle {
+			shiftPositions(&doc, pos.Line, literalIndent(o.file, pos.Line+1))
+		} else {
+			shiftPositions(&doc, -1<<30, 0) // no file position: nothing is claimed
+		}
+		return helmrender.ValuesSource{File: o.file, Node: &doc}, true
+	}
+	return helmrender.ValuesSource{}, false
+}
+
+// valuesText is the text at key of a ConfigMap (data) or Secret
+// (stringData, else base64 data), and its node when the text is written
+// in the file as is.
+func valuesText(o valuesObject, key string) (string, *yaml.Node, bool) {
+	if n := manifest.Path(o.node, "data", key); n != nil && o.kind == "ConfigMap" {
+		return n.Value, n, true
+	}
+	if o.kind != "Secret" {
+		return "", nil, false
+	}
+	if n := manifest.Path(o.node, "stringData", key); n != nil {
+		return n.Value, n, true
+	}
+	if n := manifest.Path(o.node, "data", key); n != nil {
+		if text, err := decodeBase64(n.Value); err == nil {
+			return text, nil, true
+		}
+	}
+	return "", nil, false
+}
+
+// atTargetPath is a values mapping holding text, as a string, at a dotted
+// path (helm-controller sets it as `--set-string` would).
+func atTargetPath(path, text string, pos *yaml.Node) *yaml.Node {
+	leaf := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: text, Style: yaml.DoubleQuotedStyle}
+	if pos != nil {
+		leaf.Line, leaf.Column = pos.Line, pos.Column
+	}
+	n := leaf
+	segs := strings.Split(path, ".")
+	for i := len(segs) - 1; i >= 0; i-- {
+		n = &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!str", Value: segs[i]}, n}}
+	}
+	return n
+}
+
+// shiftPositions moves the positions of text parsed alone to where it is
+// written in the file: below the literal block's indicator line, indented.
+// A negative line leaves the nodes at line 0: no position is claimed.
+func shiftPositions(n *yaml.Node, line, indent int) {
+	if line < 0 {
+		n.Line, n.Column = 0, 0
+	} else {
+		n.Line += line
+		n.Column += indent
+	}
+	for _, c := range n.Content {
+		shiftPositions(c, line, indent)
+	}
+}
+
+// literalIndent is the indentation of the line at line (1-based) of file.
+func literalIndent(file string, line int) int {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return 0
+	}
+	lines := strings.Split(string(data), "\n")
+	if line < 1 || line > len(lines) {
+		return 0
+	}
+	text := lines[line-1]
+	return len(text) - len(strings.TrimLeft(text, " "))
+}
+
+// dropRendered takes the not-rendered finding off the releases the run
+// rendered.
+func (c *chartRun) dropRendered(t *renderState, fr *FileResult) {
+	if c == nil || len(c.released) == 0 || fr.Input.Path == manifest.Stdin {
+		return
+	}
+	key := t.key(fr.Input.Path)
+	kept := fr.own[:0]
+	for _, f := range fr.own {
+		if f.Rule == notRenderedID && f.Unrendered == analysis.HelmRelease && c.released[releaseAt{key, f.Line, f.Column}] {
+			continue
+		}
+		kept = append(kept, f)
+	}
+	fr.own = kept
+}
+
+func decodeBase64(s string) (string, error) {
+	b, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(s), ""))
+	return string(b), err
+}
+
+// clusterScoped are Kubernetes' built-in kinds that have no namespace:
+// Helm installs a release's other objects in its namespace. A custom
+// resource's scope is unknown here; it is taken to be namespaced.
+var clusterScoped = map[string]bool{
+	"Namespace": true, "Node": true, "PersistentVolume": true, "ClusterRole": true, "ClusterRoleBinding": true,
+	"StorageClass": true, "CustomResourceDefinition": true, "PriorityClass": true, "IngressClass": true,
+	"ValidatingWebhookConfiguration": true, "MutatingWebhookConfiguration": true, "ValidatingAdmissionPolicy": true,
+	"ValidatingAdmissionPolicyBinding": true, "APIService": true, "CSIDriver": true, "CSINode": true,
+	"RuntimeClass": true, "VolumeSnapshotClass": true, "ComponentStatus": true, "CertificateSigningRequest": true,
+}
