@@ -31,8 +31,9 @@ import (
 // engine takes its finding off the releases it rendered.
 const notRenderedID = "not-rendered"
 
-// fluxRelease is one HelmRelease document of the tree.
-type fluxRelease struct {
+// releaseDoc is one HelmRelease or Argo CD Application document of the
+// tree.
+type releaseDoc struct {
 	file string // real path
 	doc  int
 	node *yaml.Node // the object's mapping
@@ -57,42 +58,51 @@ type releaseAt struct {
 // findReleases adds to run the HelmReleases of the inputs whose chart is
 // a chart directory of the repository, with their values.
 func (e *Engine) findReleases(t *renderState, in treeInputs, run *chartRun) {
-	var releases []fluxRelease
+	var releases, argoApps []releaseDoc
 	var objects []valuesObject
 	for _, input := range in.list {
 		if input.Path == manifest.Stdin || mayBelongToChart(input.Path) {
 			continue
 		}
-		rs, vs := readReleaseObjects(t.key(input.Path))
-		releases, objects = append(releases, rs...), append(objects, vs...)
+		rs, as, vs := readReleaseObjects(t.key(input.Path))
+		releases, argoApps, objects = append(releases, rs...), append(argoApps, as...), append(objects, vs...)
 	}
 	for _, hr := range releases {
 		if app := e.releaseApp(t, hr, objects); app != nil {
-			run.apps = append(run.apps, app)
-			run.byChart[app.key] = app
-			if run.released == nil {
-				run.released = map[releaseAt]bool{}
-			}
-			n := manifest.Path(hr.node, "spec", "chart", "spec", "chart")
-			run.released[releaseAt{hr.file, n.Line, n.Column}] = true
+			run.addRelease(app, hr.file, manifest.Path(hr.node, "spec", "chart", "spec", "chart"))
 		}
 	}
+	for _, doc := range argoApps {
+		e.argoReleases(t, doc, run)
+	}
+}
+
+// addRelease adds a release's application to the run; at is the node the
+// not-rendered rule reports it at (nil when the rule does not).
+func (c *chartRun) addRelease(app *chartApp, file string, at *yaml.Node) {
+	c.apps = append(c.apps, app)
+	c.byChart[app.key] = app
+	if at == nil {
+		return
+	}
+	if c.released == nil {
+		c.released = map[releaseAt]bool{}
+	}
+	c.released[releaseAt{file, at.Line, at.Column}] = true
 }
 
 // readReleaseObjects reads the HelmReleases, ConfigMaps and Secrets of a
 // YAML file; a file that is not YAML, or a document that does not parse,
 // gives nothing (the file's own lint says why).
-func readReleaseObjects(file string) ([]fluxRelease, []valuesObject) {
+func readReleaseObjects(file string) (releases, apps []releaseDoc, objects []valuesObject) {
 	ext := filepath.Ext(file)
 	if ext != ".yaml" && ext != ".yml" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	data, err := os.ReadFile(file)
 	if err != nil || !strings.Contains(string(data), "kind:") {
-		return nil, nil
+		return nil, nil, nil
 	}
-	var releases []fluxRelease
-	var objects []valuesObject
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	for doc := 0; ; doc++ {
 		var n yaml.Node
@@ -107,19 +117,21 @@ func readReleaseObjects(file string) ([]fluxRelease, []valuesObject) {
 		api := manifest.ScalarValue(manifest.Path(obj, "apiVersion"))
 		switch {
 		case kind == "HelmRelease" && strings.HasPrefix(api, "helm.toolkit.fluxcd.io/"):
-			releases = append(releases, fluxRelease{file: file, doc: doc, node: obj})
+			releases = append(releases, releaseDoc{file: file, doc: doc, node: obj})
+		case kind == "Application" && strings.HasPrefix(api, "argoproj.io/"):
+			apps = append(apps, releaseDoc{file: file, doc: doc, node: obj})
 		case (kind == "ConfigMap" || kind == "Secret") && api == "v1":
 			objects = append(objects, valuesObject{file: file, kind: kind, node: obj,
 				name:      manifest.ScalarValue(manifest.Path(obj, "metadata", "name")),
 				namespace: manifest.ScalarValue(manifest.Path(obj, "metadata", "namespace"))})
 		}
 	}
-	return releases, objects
+	return releases, apps, objects
 }
 
 // releaseApp is the application of a HelmRelease whose chart is here, or
 // nil.
-func (e *Engine) releaseApp(t *renderState, hr fluxRelease, objects []valuesObject) *chartApp {
+func (e *Engine) releaseApp(t *renderState, hr releaseDoc, objects []valuesObject) *chartApp {
 	spec := manifest.Path(hr.node, "spec")
 	chart := manifest.Path(spec, "chart", "spec", "chart")
 	if chart == nil || chart.Kind != yaml.ScalarNode || manifest.ScalarValue(manifest.Path(spec, "chart", "spec", "sourceRef", "kind")) != "GitRepository" {
@@ -249,20 +261,33 @@ func valuesFromRef(ref *yaml.Node, namespace string, objects []valuesObject) (he
 			return helmrender.ValuesSource{}, false
 		}
 		if target != "" {
-			return helmrender.ValuesSource{File: o.file, Node: atTargetPath(target, text, pos)}, true
+			if !plainParameter.MatchString(target) {
+				return helmrender.ValuesSource{}, false // a path strvals parses further
+			}
+			return helmrender.ValuesSource{File: o.file, Node: atTargetPath(target, text, pos, nil)}, true
 		}
-		var doc yaml.Node
-		if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
-			return helmrender.ValuesSource{}, false
-		}
-		if pos != nil && pos.Style == yaml.LiteralStyle {
-			shiftPositions(&doc, pos.Line, literalIndent(o.file, pos.Line+1))
-		} else {
-			shiftPositions(&doc, -1<<30, 0) // no file position: nothing is claimed
-		}
-		return helmrender.ValuesSource{File: o.file, Node: &doc}, true
+		return embeddedValues(o.file, text, pos)
 	}
 	return helmrender.ValuesSource{}, false
+}
+
+// embeddedValues reads values text written in a YAML file at pos (a
+// literal block keeps its positions; any other style, or none, claims no
+// position).
+func embeddedValues(file, text string, pos *yaml.Node) (helmrender.ValuesSource, bool) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+		return helmrender.ValuesSource{}, false
+	}
+	if len(doc.Content) == 0 {
+		return helmrender.ValuesSource{File: file, Node: &yaml.Node{Kind: yaml.MappingNode}}, true
+	}
+	if pos != nil && pos.Style == yaml.LiteralStyle {
+		shiftPositions(&doc, pos.Line, literalIndent(file, pos.Line+1))
+	} else {
+		shiftPositions(&doc, -1, 0)
+	}
+	return helmrender.ValuesSource{File: file, Node: &doc}, true
 }
 
 // valuesText is the text at key of a ConfigMap (data) or Secret
@@ -288,10 +313,13 @@ func valuesText(o valuesObject, key string) (string, *yaml.Node, bool) {
 
 // atTargetPath is a values mapping holding text, as a string, at a dotted
 // path (helm-controller sets it as `--set-string` would).
-func atTargetPath(path, text string, pos *yaml.Node) *yaml.Node {
-	leaf := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: text, Style: yaml.DoubleQuotedStyle}
-	if pos != nil {
-		leaf.Line, leaf.Column = pos.Line, pos.Column
+// A given leaf is used as is.
+func atTargetPath(path, text string, pos, leaf *yaml.Node) *yaml.Node {
+	if leaf == nil {
+		leaf = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: text, Style: yaml.DoubleQuotedStyle}
+		if pos != nil {
+			leaf.Line, leaf.Column = pos.Line, pos.Column
+		}
 	}
 	n := leaf
 	segs := strings.Split(path, ".")

@@ -28,8 +28,8 @@ func TestReleaseRendersAsHelmTemplate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hrs, _ := readReleaseObjects(filepath.Join(tree, "apps/agent/helmrelease.yaml"))
-	_, cms := readReleaseObjects(filepath.Join(tree, "apps/agent/values.yaml"))
+	hrs, _, _ := readReleaseObjects(filepath.Join(tree, "apps/agent/helmrelease.yaml"))
+	_, _, cms := readReleaseObjects(filepath.Join(tree, "apps/agent/values.yaml"))
 	if len(hrs) != 1 || len(cms) != 1 {
 		t.Fatalf("want one HelmRelease and one ConfigMap, got %d, %d", len(hrs), len(cms))
 	}
@@ -40,12 +40,54 @@ func TestReleaseRendersAsHelmTemplate(t *testing.T) {
 	if values[0].File != cms[0].file || values[1].File != hrs[0].file {
 		t.Errorf("values sources out of order: %s, %s", values[0].File, values[1].File)
 	}
-	chart := filepath.Join(tree, "charts/agent")
-	res, err := helmrender.Render(helmrender.Options{ChartDir: chart, ReleaseName: "monitoring-agent", Namespace: "monitoring", Values: values})
+	got := equalsHelmTemplate(t, helm, filepath.Join(tree, "charts/agent"), "monitoring-agent", "monitoring", values, nil)
+	if !strings.Contains(got, "app: agent-frontend") || !strings.Contains(got, "replicas: 3") {
+		t.Errorf("the release's values were not applied:\n%s", got)
+	}
+}
+
+// The Application of testdata/render/argo-helm-app, rendered with the
+// values the engine gathers (valueFiles, valuesObject, parameters), equals
+// `helm template -f FILE -f VALUES-OBJECT --set NAME=VALUE`, which is how
+// Argo CD's repo server calls it.
+func TestArgoApplicationRendersAsHelmTemplate(t *testing.T) {
+	helm := helmForTest(t)
+	tree, err := filepath.Abs("../../testdata/render/argo-helm-app")
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"template", "monitoring-agent", chart, "--namespace", "monitoring"}
+	_, apps, _ := readReleaseObjects(filepath.Join(tree, "apps/agent.yaml"))
+	if len(apps) != 1 {
+		t.Fatalf("want one Application, got %d", len(apps))
+	}
+	chart := filepath.Join(tree, "charts/agent")
+	helmNode := manifest.Path(apps[0].node, "spec", "source", "helm")
+	values, ok := argoValues(apps[0].file, chart, helmNode)
+	if !ok || len(values) != 3 {
+		t.Fatalf("values: %v %d", ok, len(values))
+	}
+	// helm is given the value file and valuesObject as files, the
+	// parameter as --set: the last source is compared, not reused.
+	got := equalsHelmTemplate(t, helm, chart, "agent", "monitoring", values[:2], []string{"--set", "image=busybox:1.37"})
+	ours, err := helmrender.Render(helmrender.Options{ChartDir: chart, ReleaseName: "agent", Namespace: "monitoring", Values: values})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all := renderedDocs(t, ours); all != got {
+		t.Errorf("with the parameter as a values source:\n%s\nhelm template with --set:\n%s", all, got)
+	}
+	if !strings.Contains(got, "app: agent-frontend") || !strings.Contains(got, "replicas: 2") || !strings.Contains(got, "busybox:1.37") {
+		t.Errorf("the Application's values were not applied:\n%s", got)
+	}
+}
+
+// equalsHelmTemplate checks that helmrender's rendering of chart with
+// values (and no more) equals helm template's given the values as -f
+// files and extra flags, when extra is nil; with extra flags, it returns
+// helm template's output for the caller to compare.
+func equalsHelmTemplate(t *testing.T, helm, chart, release, namespace string, values []helmrender.ValuesSource, extra []string) string {
+	t.Helper()
+	args := []string{"template", release, chart, "--namespace", namespace}
 	for i, v := range values {
 		data, err := yaml.Marshal(v.Node)
 		if err != nil {
@@ -57,7 +99,7 @@ func TestReleaseRendersAsHelmTemplate(t *testing.T) {
 		}
 		args = append(args, "-f", p)
 	}
-	cmd := exec.Command(helm, args...)
+	cmd := exec.Command(helm, append(args, extra...)...)
 	home := t.TempDir()
 	cmd.Env = []string{"HOME=" + home, "HELM_CACHE_HOME=" + home, "HELM_CONFIG_HOME=" + home, "HELM_DATA_HOME=" + home, "PATH=/usr/bin:/bin"}
 	var stdout, stderr bytes.Buffer
@@ -76,6 +118,24 @@ func TestReleaseRendersAsHelmTemplate(t *testing.T) {
 			want = append(want, canonicalYAML(t, v))
 		}
 	}
+	sort.Strings(want)
+	helmOut := strings.Join(want, "---\n")
+	if extra != nil {
+		return helmOut
+	}
+	res, err := helmrender.Render(helmrender.Options{ChartDir: chart, ReleaseName: release, Namespace: namespace, Values: values})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := renderedDocs(t, res); got != helmOut {
+		t.Errorf("rendered:\n%s\nhelm template:\n%s", got, helmOut)
+	}
+	return helmOut
+}
+
+// renderedDocs is helmrender's documents, canonical and sorted.
+func renderedDocs(t *testing.T, res *helmrender.Result) string {
+	t.Helper()
 	var got []string
 	for _, o := range res.Objects {
 		var v interface{}
@@ -84,14 +144,8 @@ func TestReleaseRendersAsHelmTemplate(t *testing.T) {
 		}
 		got = append(got, canonicalYAML(t, v))
 	}
-	sort.Strings(want)
 	sort.Strings(got)
-	if strings.Join(got, "---\n") != strings.Join(want, "---\n") {
-		t.Errorf("rendered:\n%s\nhelm template:\n%s", strings.Join(got, "---\n"), strings.Join(want, "---\n"))
-	}
-	if !strings.Contains(strings.Join(got, ""), "app: agent-frontend") || !strings.Contains(strings.Join(got, ""), "replicas: 3") {
-		t.Errorf("the release's values were not applied:\n%s", strings.Join(got, "---\n"))
-	}
+	return strings.Join(got, "---\n")
 }
 
 func canonicalYAML(t *testing.T, v interface{}) string {
