@@ -61,7 +61,7 @@ func reportHelmRelease(p *analysis.Pass, o *manifest.Object) {
 	if manifest.Path(o.Node, "spec", "chart") == nil {
 		n, path = firstOf(o.Node, "spec.chartRef", "spec", "chartRef")
 	}
-	reportUnrendered(p, n, path, analysis.HelmRelease, "%s is not rendered: shipshape renders a release only when its chart is a directory of this repository (a GitRepository path) and its valuesFrom are found here; no rule judges the objects it installs (helm template … | shipshape lint -)", what)
+	reportUnrendered(p, n, path, analysis.HelmRelease, "%s is not rendered: shipshape renders a release only when its chart is a directory of this repository (a GitRepository path) or an archive of that exact version in --charts DIR, and its valuesFrom are found here; no rule judges the objects it installs (helm template … | shipshape lint -)", what)
 }
 
 // reportArgoSource reports an Argo CD Application's source that a tool

@@ -52,9 +52,13 @@ type chartApp struct {
 	// describes them in messages
 	values     []helmrender.ValuesSource
 	valuesNote string
-	res        *helmrender.Result
-	err        error
-	judged     *FileResult // its objects judged, as a pseudo-file (see judgeRendered)
+	// owner is the node that names a release's chart: where a finding
+	// goes that has no line of its own (a template inside an archive)
+	owner     *yaml.Node
+	ownerFile string
+	res       *helmrender.Result
+	err       error
+	judged    *FileResult // its objects judged, as a pseudo-file (see judgeRendered)
 }
 
 // chartRun is the run's local charts, by Chart.yaml.
@@ -276,6 +280,9 @@ func (e *Engine) reportChartError(t *renderState, files map[string]*FileResult, 
 		return
 	}
 	file, line, col := app.chartFile, 0, 0
+	if app.owner != nil { // a release: at the chart it names, unless Helm names a line here
+		file, line, col = app.ownerFile, app.owner.Line, app.owner.Column
+	}
 	msg := app.err.Error()
 	var te *helmrender.TemplateError
 	if errors.As(app.err, &te) && te.Pos.Archive == "" && te.Pos.File != "" {
@@ -300,6 +307,9 @@ func (e *Engine) placeChart(t *renderState, files map[string]*FileResult, app *c
 	f.Severity = e.severityOf(f)
 	f.Fix = nil // not carried into values files or templates (yet)
 	tmpl := t.show(o.Source.File)
+	if o.Source.Archive != "" {
+		tmpl = t.show(o.Source.Archive) + "!" + o.Source.File
+	}
 	where := fmt.Sprintf("in what Helm renders from %s (release %q, namespace %q, %s)", tmpl, app.release, app.namespace, app.valuesNote)
 	field := chartField(f.Field)
 	for _, use := range o.Values {
@@ -310,6 +320,10 @@ func (e *Engine) placeChart(t *renderState, files map[string]*FileResult, app *c
 		}
 	}
 	if o.Source.Archive != "" {
+		if app.owner != nil { // a release's chart archive: at the release
+			f.Message += fmt.Sprintf(" (%s, the value is rendered: its line is not known)", where)
+			e.recordAt(t, files, f, app.ownerFile, app.owner.Line, app.owner.Column)
+		}
 		return // a subchart vendored as an archive: nothing to point at
 	}
 	if line, col, ok := literalLine(o.Source.File, o.Node, field, o.Values, f); ok {

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -134,11 +135,25 @@ func readReleaseObjects(file string) (releases, apps []releaseDoc, objects []val
 func (e *Engine) releaseApp(t *renderState, hr releaseDoc, objects []valuesObject) *chartApp {
 	spec := manifest.Path(hr.node, "spec")
 	chart := manifest.Path(spec, "chart", "spec", "chart")
-	if chart == nil || chart.Kind != yaml.ScalarNode || manifest.ScalarValue(manifest.Path(spec, "chart", "spec", "sourceRef", "kind")) != "GitRepository" {
+	if chart == nil || chart.Kind != yaml.ScalarNode {
 		return nil
 	}
-	dir, ok := t.repositoryChart(hr.file, chart.Value)
-	if !ok || !e.holds(dir) || t.excluded(filepath.Join(dir, "Chart.yaml")) {
+	var dir, chartFile string
+	switch manifest.ScalarValue(manifest.Path(spec, "chart", "spec", "sourceRef", "kind")) {
+	case "GitRepository":
+		var ok bool
+		dir, ok = t.repositoryChart(hr.file, chart.Value)
+		chartFile = filepath.Join(dir, "Chart.yaml")
+		if !ok || !e.holds(dir) || t.excluded(chartFile) {
+			return nil
+		}
+	case "HelmRepository", "OCIRepository":
+		dir = e.chartArchive(chart.Value, manifest.ScalarValue(manifest.Path(spec, "chart", "spec", "version")))
+		if dir == "" {
+			return nil
+		}
+		chartFile = dir
+	default:
 		return nil
 	}
 	name := manifest.ScalarValue(manifest.Path(hr.node, "metadata", "name"))
@@ -162,10 +177,27 @@ func (e *Engine) releaseApp(t *renderState, hr releaseDoc, objects []valuesObjec
 		namespace = chartNamespace
 	}
 	return &chartApp{
-		dir: dir, chartFile: filepath.Join(dir, "Chart.yaml"), key: fmt.Sprintf("%s#%d", hr.file, hr.doc),
+		dir: dir, chartFile: chartFile, key: fmt.Sprintf("%s#%d", hr.file, hr.doc), owner: chart, ownerFile: hr.file,
 		release: shortenReleaseName(release), namespace: namespace, values: values,
 		valuesNote: fmt.Sprintf("the values of HelmRelease %s in %s", name, t.show(hr.file)),
 	}
+}
+
+// exactVersion is a chart version that names one release (no range).
+var exactVersion = regexp.MustCompile(`^v?[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+
+// chartArchive is the archive of chart name at version in the charts
+// directory (`helm pull` writes NAME-VERSION.tgz), or "": only an exact
+// version is looked up (a range would need the repository's index).
+func (e *Engine) chartArchive(name, version string) string {
+	if e.ChartsDir == "" || !exactVersion.MatchString(version) || strings.ContainsAny(name, `/\`) {
+		return ""
+	}
+	p := filepath.Join(e.ChartsDir, name+"-"+strings.TrimPrefix(version, "v")+".tgz")
+	if !isFile(p) {
+		return ""
+	}
+	return p
 }
 
 // repositoryChart is the chart directory a GitRepository path names: from
