@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -59,14 +60,30 @@ type releaseAt struct {
 // findReleases adds to run the HelmReleases of the inputs whose chart is
 // a chart directory of the repository, with their values.
 func (e *Engine) findReleases(t *renderState, in treeInputs, run *chartRun) {
+	// Two passes, so that a tree without releases parses no file again:
+	// the files that may define a release, then, only when some release
+	// reads values from others, those that may hold a ConfigMap or Secret.
 	var releases, argoApps []releaseDoc
 	var objects []valuesObject
-	for _, input := range in.list {
-		if input.Path == manifest.Stdin || mayBelongToChart(input.Path) {
-			continue
+	read := map[string]bool{}
+	scan := func(words ...string) {
+		for _, input := range in.list {
+			key := t.key(input.Path)
+			if input.Path == manifest.Stdin || mayBelongToChart(input.Path) || read[key] {
+				continue
+			}
+			if rs, as, vs, ok := readReleaseObjects(key, words...); ok {
+				read[key] = true
+				releases, argoApps, objects = append(releases, rs...), append(argoApps, as...), append(objects, vs...)
+			}
 		}
-		rs, as, vs := readReleaseObjects(t.key(input.Path))
-		releases, argoApps, objects = append(releases, rs...), append(argoApps, as...), append(objects, vs...)
+	}
+	scan("HelmRelease", "Application")
+	for _, hr := range releases {
+		if manifest.Path(hr.node, "spec", "valuesFrom") != nil {
+			scan("ConfigMap", "Secret")
+			break
+		}
 	}
 	for _, hr := range releases {
 		if app := e.releaseApp(t, hr, objects); app != nil {
@@ -95,14 +112,15 @@ func (c *chartRun) addRelease(app *chartApp, file string, at *yaml.Node) {
 // readReleaseObjects reads the HelmReleases, ConfigMaps and Secrets of a
 // YAML file; a file that is not YAML, or a document that does not parse,
 // gives nothing (the file's own lint says why).
-func readReleaseObjects(file string) (releases, apps []releaseDoc, objects []valuesObject) {
+// Only a file whose text holds one of words is parsed (ok).
+func readReleaseObjects(file string, words ...string) (releases, apps []releaseDoc, objects []valuesObject, ok bool) {
 	ext := filepath.Ext(file)
 	if ext != ".yaml" && ext != ".yml" {
-		return nil, nil, nil
+		return nil, nil, nil, false
 	}
 	data, err := os.ReadFile(file)
-	if err != nil || !strings.Contains(string(data), "kind:") {
-		return nil, nil, nil
+	if err != nil || !slices.ContainsFunc(words, func(w string) bool { return strings.Contains(string(data), w) }) {
+		return nil, nil, nil, false
 	}
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	for doc := 0; ; doc++ {
@@ -127,7 +145,7 @@ func readReleaseObjects(file string) (releases, apps []releaseDoc, objects []val
 				namespace: manifest.ScalarValue(manifest.Path(obj, "metadata", "namespace"))})
 		}
 	}
-	return releases, apps, objects
+	return releases, apps, objects, true
 }
 
 // releaseApp is the application of a HelmRelease whose chart is here, or

@@ -28,8 +28,8 @@ func TestReleaseRendersAsHelmTemplate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hrs, _, _ := readReleaseObjects(filepath.Join(tree, "apps/agent/helmrelease.yaml"))
-	_, _, cms := readReleaseObjects(filepath.Join(tree, "apps/agent/values.yaml"))
+	hrs, _, _, _ := readReleaseObjects(filepath.Join(tree, "apps/agent/helmrelease.yaml"), "kind:")
+	_, _, cms, _ := readReleaseObjects(filepath.Join(tree, "apps/agent/values.yaml"), "kind:")
 	if len(hrs) != 1 || len(cms) != 1 {
 		t.Fatalf("want one HelmRelease and one ConfigMap, got %d, %d", len(hrs), len(cms))
 	}
@@ -56,7 +56,7 @@ func TestArgoApplicationRendersAsHelmTemplate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, apps, _ := readReleaseObjects(filepath.Join(tree, "apps/agent.yaml"))
+	_, apps, _, _ := readReleaseObjects(filepath.Join(tree, "apps/agent.yaml"), "kind:")
 	if len(apps) != 1 {
 		t.Fatalf("want one Application, got %d", len(apps))
 	}
