@@ -61,7 +61,7 @@ func reportHelmRelease(p *analysis.Pass, o *manifest.Object) {
 	if manifest.Path(o.Node, "spec", "chart") == nil {
 		n, path = firstOf(o.Node, "spec.chartRef", "spec", "chartRef")
 	}
-	reportUnrendered(p, n, path, analysis.HelmRelease, "%s is not rendered: shipshape renders the chart directories of the repository with their default values, not a release with its values; no rule judges the objects it installs (helm template … | shipshape lint -)", what)
+	reportUnrendered(p, n, path, analysis.HelmRelease, "%s is not rendered: shipshape renders a release only when its chart is a directory of this repository (a GitRepository path) or an archive of that exact version in --charts DIR, and its valuesFrom are found here; no rule judges the objects it installs (helm template … | shipshape lint -)", what)
 }
 
 // reportArgoSource reports an Argo CD Application's source that a tool
@@ -76,7 +76,7 @@ func reportArgoSource(p *analysis.Pass, src *yaml.Node, path string) {
 		n := manifest.Path(src, "chart")
 		reportUnrendered(p, n, path+".chart", analysis.HelmRelease, "chart %q is not rendered: shipshape fetches no chart from a chart repository; no rule judges the objects it installs (helm template … | shipshape lint -)", manifest.ScalarValue(n))
 	case manifest.Path(src, "helm") != nil:
-		reportUnrendered(p, entryKey(manifest.MapEntry(src, "helm")), path+".helm", analysis.HelmRelease, "the Helm chart at %q is not rendered with this Application's values: shipshape renders the chart directories of the repository with their default values only; no rule judges the objects this release installs (helm template … | shipshape lint -)", manifest.ScalarValue(manifest.Path(src, "path")))
+		reportUnrendered(p, entryKey(manifest.MapEntry(src, "helm")), path+".helm", analysis.HelmRelease, "the Helm chart at %q is not rendered with this Application's values: shipshape renders it only when the path is a chart directory of this repository and its value files are there; no rule judges the objects this release installs (helm template … | shipshape lint -)", manifest.ScalarValue(manifest.Path(src, "path")))
 	case manifest.Path(src, "plugin") != nil:
 		reportUnrendered(p, entryKey(manifest.MapEntry(src, "plugin")), path+".plugin", analysis.ToolSource, "its source is rendered by a config management plugin at sync time, which shipshape does not run; no rule judges its objects")
 	case manifest.Path(src, "directory", "jsonnet") != nil:

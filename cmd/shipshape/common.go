@@ -27,6 +27,7 @@ type commonFlags struct {
 	render      string
 	renderTime  string
 	renderMem   string
+	charts      string
 }
 
 func (c *commonFlags) register(fs *pflag.FlagSet) {
@@ -37,6 +38,7 @@ func (c *commonFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&c.maxFileSize, "max-file-size", engine.DefaultMaxFileSize, "refuse files larger than this many bytes")
 	fs.StringVar(&c.render, "render", "", "auto: render kustomize roots and judge what they make (default); none: judge files as written")
 	fs.StringVar(&c.renderTime, "render-time", "", "time one kustomize root may take to render (default 60s; renderBudget.time in the config)")
+	fs.StringVar(&c.charts, "charts", "", "directory of chart archives (NAME-VERSION.tgz, as helm pull writes) to render HelmReleases of chart repositories from; nothing is fetched (helm.charts in the config)")
 	fs.StringVar(&c.renderMem, "render-memory", "", "memory one kustomize root may be estimated to need to render (default 4Gi; renderBudget.memory in the config)")
 }
 
@@ -70,6 +72,10 @@ func (c *commonFlags) setup(args []string, stdin io.Reader) (*session, error) {
 	}
 	eng.SetScope(scope.Of(args))
 	eng.MaxFileSize = c.maxFileSize
+	eng.ChartsDir = cfg.ChartsDir()
+	if c.charts != "" {
+		eng.ChartsDir = c.charts
+	}
 	if eng.RenderBudget, err = c.renderBudget(cfg); err != nil {
 		return nil, err
 	}

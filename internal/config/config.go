@@ -46,11 +46,31 @@ type Config struct {
 	// RenderBudget bounds what rendering one kustomize root may cost
 	// (see render.Budget); empty fields keep the defaults.
 	RenderBudget RenderBudget `yaml:"renderBudget"`
+	// Helm says where chart archives the user already has are.
+	Helm HelmConfig `yaml:"helm"`
 
 	// Dir is the directory exclude globs are relative to.
 	Dir string `yaml:"-"`
 	// Source names where the config came from, for messages.
 	Source string `yaml:"-"`
+}
+
+// HelmConfig: Charts is a directory of chart archives (`helm pull`'s
+// NAME-VERSION.tgz) that releases from chart repositories are rendered
+// from; relative to the config's directory. Nothing is fetched.
+type HelmConfig struct {
+	Charts string `yaml:"charts"`
+}
+
+// ChartsDir is helm.charts, relative to the config's directory; "" when unset.
+func (c *Config) ChartsDir() string {
+	if c == nil || c.Helm.Charts == "" {
+		return ""
+	}
+	if filepath.IsAbs(c.Helm.Charts) {
+		return c.Helm.Charts
+	}
+	return filepath.Join(c.Dir, c.Helm.Charts)
 }
 
 // RuleConfig turns a rule on or off and overrides its severity.
@@ -249,6 +269,8 @@ func FromFlatKeys(data map[string]string, source string) (*Config, error) {
 			c.Render = v
 		case k == "loadRestrictor":
 			c.LoadRestrictor = v
+		case k == "helm.charts":
+			c.Helm.Charts = v
 		case k == "lws.engine":
 			c.LWS.Engine = v
 		case k == "lws.version":

@@ -43,6 +43,19 @@ type chartApp struct {
 	dir       string // the chart's directory (real path)
 	chartFile string // its Chart.yaml: the File of its objects' findings until placed
 	release   string
+	namespace string
+	// key names the application: its objects' File and the cross-resource
+	// rules' AppID (the Chart.yaml for a chart with its defaults; see
+	// releases.go for a release's)
+	key string
+	// values are the user's values (a release's), lowest first; what
+	// describes them in messages
+	values     []helmrender.ValuesSource
+	valuesNote string
+	// owner is the node that names a release's chart: where a finding
+	// goes that has no line of its own (a template inside an archive)
+	owner     *yaml.Node
+	ownerFile string
 	res       *helmrender.Result
 	err       error
 	judged    *FileResult // its objects judged, as a pseudo-file (see judgeRendered)
@@ -54,6 +67,9 @@ type chartRun struct {
 	byChart map[string]*chartApp
 	// byTemplate: the chart of each input that is one of its templates
 	byTemplate map[string]*chartApp
+	// released: where the not-rendered findings of the HelmReleases
+	// rendered here sit (releases.go)
+	released map[releaseAt]bool
 }
 
 // renderCharts finds the charts the inputs belong to and renders them, on
@@ -75,7 +91,7 @@ func (e *Engine) renderCharts(t *renderState, in treeInputs) *chartRun {
 		}
 		app := run.byChart[file]
 		if app == nil {
-			app = &chartApp{dir: dir, chartFile: file}
+			app = &chartApp{dir: dir, chartFile: file, key: file, namespace: chartNamespace, valuesNote: "the chart's default values"}
 			run.apps = append(run.apps, app)
 			run.byChart[file] = app
 		}
@@ -83,9 +99,12 @@ func (e *Engine) renderCharts(t *renderState, in treeInputs) *chartRun {
 			run.byTemplate[key] = app
 		}
 	}
+	for _, app := range run.apps {
+		app.release = chartName(app.chartFile)
+	}
+	e.findReleases(t, in, run)
 	e.parallel(len(run.apps), func(i int) {
 		app := run.apps[i]
-		app.release = chartName(app.chartFile)
 		app.res, app.err = e.renderChart(app)
 		if app.err == nil {
 			app.judged = e.judgeChart(app)
@@ -106,7 +125,7 @@ func (e *Engine) renderChart(app *chartApp) (res *helmrender.Result, err error) 
 	if link := e.linkOutside(app.dir); link != "" {
 		return nil, fmt.Errorf("%s: a link leads out of the directories linted: not rendered", link)
 	}
-	return helmrender.Render(helmrender.Options{ChartDir: app.dir, ReleaseName: app.release, Namespace: chartNamespace})
+	return helmrender.Render(helmrender.Options{ChartDir: app.dir, ReleaseName: app.release, Namespace: app.namespace, Values: app.values})
 }
 
 // linkOutside is the first symbolic link under dir whose target is outside
@@ -195,15 +214,18 @@ func (e *Engine) judgeChart(app *chartApp) *FileResult {
 		if o.Node == nil || len(o.Node.Content) != 1 {
 			continue
 		}
-		if obj := manifest.NewObject(o.Node.Content[0], app.chartFile, i, false); obj != nil {
-			obj.Root = app.chartFile
+		if obj := manifest.NewObject(o.Node.Content[0], app.key, i, false); obj != nil {
+			obj.Root = app.key
+			if obj.Namespace == "" && app.namespace != chartNamespace && !clusterScoped[obj.Kind] {
+				obj.Namespace = app.namespace // where Helm installs it
+			}
 			objs = append(objs, obj)
 		}
 	}
 	noJSONPatch := func(int, string) *yaml.Node { return nil }
 	fr := &FileResult{own: e.checkObjects(objs, nil, noJSONPatch), objects: len(objs)}
 	for _, obj := range objs {
-		e.observe(fr, obj, objectKey{obj.Doc, -1}, analysis.AppID{Dir: app.dir})
+		e.observe(fr, obj, objectKey{obj.Doc, -1}, analysis.AppID{Dir: app.key})
 	}
 	return fr
 }
@@ -258,13 +280,20 @@ func (e *Engine) reportChartError(t *renderState, files map[string]*FileResult, 
 		return
 	}
 	file, line, col := app.chartFile, 0, 0
+	if app.owner != nil { // a release: at the chart it names, unless Helm names a line here
+		file, line, col = app.ownerFile, app.owner.Line, app.owner.Column
+	}
 	msg := app.err.Error()
 	var te *helmrender.TemplateError
 	if errors.As(app.err, &te) && te.Pos.Archive == "" && te.Pos.File != "" {
 		file, line, col, msg = te.Pos.File, te.Pos.Line, te.Pos.Column, te.Message
 	}
-	f := e.fileFinding("", RenderErrorID, fmt.Sprintf("Helm chart %s does not render (release %q, namespace %q, its default values): %s; its templates are not judged",
-		t.show(app.dir), app.release, chartNamespace, t.relPaths(msg)))
+	values := app.valuesNote
+	if len(app.values) == 0 && app.key == app.chartFile {
+		values = "its default values"
+	}
+	f := e.fileFinding("", RenderErrorID, fmt.Sprintf("Helm chart %s does not render (release %q, namespace %q, %s): %s; its templates are not judged",
+		t.show(app.dir), app.release, app.namespace, values, t.relPaths(msg)))
 	e.recordAt(t, files, f, file, line, col)
 }
 
@@ -278,7 +307,10 @@ func (e *Engine) placeChart(t *renderState, files map[string]*FileResult, app *c
 	f.Severity = e.severityOf(f)
 	f.Fix = nil // not carried into values files or templates (yet)
 	tmpl := t.show(o.Source.File)
-	where := fmt.Sprintf("in what Helm renders from %s (release %q, namespace %q, the chart's default values)", tmpl, app.release, chartNamespace)
+	if o.Source.Archive != "" {
+		tmpl = t.show(o.Source.Archive) + "!" + o.Source.File
+	}
+	where := fmt.Sprintf("in what Helm renders from %s (release %q, namespace %q, %s)", tmpl, app.release, app.namespace, app.valuesNote)
 	field := chartField(f.Field)
 	for _, use := range o.Values {
 		if use.Origin.Line > 0 && use.Origin.Archive == "" && equalFields(use.Field, field) {
@@ -288,6 +320,10 @@ func (e *Engine) placeChart(t *renderState, files map[string]*FileResult, app *c
 		}
 	}
 	if o.Source.Archive != "" {
+		if app.owner != nil { // a release's chart archive: at the release
+			f.Message += fmt.Sprintf(" (%s, the value is rendered: its line is not known)", where)
+			e.recordAt(t, files, f, app.ownerFile, app.owner.Line, app.owner.Column)
+		}
 		return // a subchart vendored as an archive: nothing to point at
 	}
 	if line, col, ok := literalLine(o.Source.File, o.Node, field, o.Values, f); ok {

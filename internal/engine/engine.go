@@ -52,6 +52,9 @@ type Engine struct {
 	// RenderBudget bounds each kustomize root's rendering (zero fields:
 	// render.DefaultBudget's).
 	RenderBudget render.Budget
+	// ChartsDir holds chart archives (NAME-VERSION.tgz) that HelmReleases
+	// of chart repositories are rendered from (releases.go); "" for none.
+	ChartsDir string
 	// Stdin is read for the path "-".
 	Stdin io.Reader
 	// KeepSource keeps each file's bytes in its result after the run (the

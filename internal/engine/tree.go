@@ -396,6 +396,7 @@ func (e *Engine) gather(t *renderState, res *Result, slots []*FileResult, done r
 	for _, fr := range res.Files {
 		fr.own = append(fr.own, fr.Findings...)
 		fr.Findings = nil
+		t.charts.dropRendered(t, fr)
 	}
 	res.tree.files = len(res.Files)
 	e.finishTree(res, t, files)
