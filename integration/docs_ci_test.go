@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/testtree"
 )
 
 // yamlBlocks returns the ```yaml blocks of a Markdown file.
@@ -77,7 +79,7 @@ func TestDocsCIExamples(t *testing.T) {
 	}
 
 	workspace := t.TempDir()
-	copyTree(t, example("base"), filepath.Join(workspace, "deploy"))
+	testtree.Copy(t, example("base"), filepath.Join(workspace, "deploy"))
 	run := runAction(t, workspace, with)
 	lint := run.step(t, "shipshape lint")
 	if lint.result.code != 1 {

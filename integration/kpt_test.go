@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shipshape-dev/shipshape/internal/testtree"
 )
 
 // kpt fn eval DIR --exec "shipshape fn", with --fn-config and with
@@ -51,7 +53,7 @@ func TestKptFnEval(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			pkg := filepath.Join(dir, "pkg")
-			copyTree(t, tt.src, pkg)
+			testtree.Copy(t, tt.src, pkg)
 			resultsDir := filepath.Join(dir, "results")
 			args := append([]string{"fn", "eval", pkg, "--exec", "shipshape fn", "--results-dir", resultsDir}, tt.args...)
 			r := run(t, root, nil, kpt, args...)
@@ -105,7 +107,7 @@ func TestKptFnRender(t *testing.T) {
 	t.Run("validator fails on findings", func(t *testing.T) {
 		t.Parallel()
 		pkg := filepath.Join(t.TempDir(), "kpt")
-		copyTree(t, example("kpt"), pkg)
+		testtree.Copy(t, example("kpt"), pkg)
 		kptfile := readTree(t, pkg)["Kptfile"]
 		i, j := strings.Index(kptfile, "  mutators:"), strings.Index(kptfile, "  validators:")
 		if i < 0 || j < i {
@@ -132,7 +134,7 @@ func TestKptFnRender(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
 		with := filepath.Join(dir, "with")
-		copyTree(t, example("clean"), with)
+		testtree.Copy(t, example("clean"), with)
 		kptfile := readTree(t, example("kpt"))["Kptfile"]
 		fix, _ := os.ReadFile(example("kpt", "shipshape-fix.yaml"))
 		check, _ := os.ReadFile(example("kpt", "shipshape-check.yaml"))
@@ -140,7 +142,7 @@ func TestKptFnRender(t *testing.T) {
 		writeFile(t, filepath.Join(with, "shipshape-fix.yaml"), string(fix))
 		writeFile(t, filepath.Join(with, "shipshape-check.yaml"), string(check))
 		without := filepath.Join(dir, "without")
-		copyTree(t, with, without)
+		testtree.Copy(t, with, without)
 		i := strings.Index(kptfile, "pipeline:")
 		writeFile(t, filepath.Join(without, "Kptfile"), kptfile[:i])
 

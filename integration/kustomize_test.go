@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shipshape-dev/shipshape/internal/testtree"
 	"github.com/shipshape-dev/shipshape/internal/yaml11"
 	"go.yaml.in/yaml/v3"
 )
@@ -60,7 +61,7 @@ func TestKustomizeExecPathRelativeToKustomization(t *testing.T) {
 	t.Parallel()
 	kustomize := need(t, "kustomize", installKustomize)
 	dir := t.TempDir()
-	copyTree(t, example("clean"), filepath.Join(dir, "clean"))
+	testtree.Copy(t, example("clean"), filepath.Join(dir, "clean"))
 	if err := os.Symlink(filepath.Join(binDir, "shipshape"), filepath.Join(dir, "tools-shipshape")); err != nil {
 		t.Fatal(err)
 	}
@@ -103,8 +104,8 @@ func TestKubectlKustomizeLegacyPlugin(t *testing.T) {
 	}
 	// A clean kustomization with the legacy check transformer.
 	cleanCheck := t.TempDir()
-	copyTree(t, example("clean"), filepath.Join(cleanCheck, "clean"))
-	copyTree(t, example("legacy", "check"), filepath.Join(cleanCheck, "check"))
+	testtree.Copy(t, example("clean"), filepath.Join(cleanCheck, "clean"))
+	testtree.Copy(t, example("legacy", "check"), filepath.Join(cleanCheck, "check"))
 	writeFile(t, filepath.Join(cleanCheck, "check", "kustomization.yaml"), "resources: [../clean]\ntransformers: [shipshape.yaml]\n")
 
 	for _, install := range []string{"copy", "symlink"} {
@@ -169,7 +170,7 @@ func TestKustomizeFnRun(t *testing.T) {
 
 	t.Run("fix writes the fixed files", func(t *testing.T) {
 		dir := t.TempDir()
-		copyTree(t, example("base"), dir)
+		testtree.Copy(t, example("base"), dir)
 		r := run(t, root, nil, kustomize, "fn", "run", dir, "--enable-exec", "--exec-path", "shipshape-fn", "--", "mode=fix")
 		if r.code != 0 {
 			t.Fatalf("fix: %v", r)
@@ -189,7 +190,7 @@ func TestKustomizeFnRun(t *testing.T) {
 		// current directory; identity is cat (a ResourceList in, the
 		// same ResourceList out), through the same writer.
 		dir := t.TempDir()
-		copyTree(t, example("clean"), filepath.Join(dir, "clean"))
+		testtree.Copy(t, example("clean"), filepath.Join(dir, "clean"))
 		if err := os.Symlink(filepath.Join(binDir, "shipshape"), filepath.Join(dir, "shipshape-fn")); err != nil {
 			t.Fatal(err)
 		}
@@ -296,7 +297,7 @@ func TestKustomizeBuildsAfterFix(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			copyTree(t, filepath.Join(root, "rules", "testdata", "ambiguous-scalar", "render", tc.name), dir)
+			testtree.Copy(t, filepath.Join(root, "rules", "testdata", "ambiguous-scalar", "render", tc.name), dir)
 			app := filepath.Join(dir, "app")
 			if r := run(t, dir, nil, kustomize, "build", app); r.code == 0 || !strings.Contains(r.stderr, tc.refused) {
 				t.Fatalf("kustomize build as written: want it refused (%s), got %v", tc.refused, r)

@@ -140,30 +140,6 @@ func example(parts ...string) string {
 	return filepath.Join(append([]string{root, "kustomize-plugin"}, parts...)...)
 }
 
-// copyTree copies the directory src to dst (created), for tools that
-// write their output back.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // readTree maps each file below dir to its bytes.
 func readTree(t *testing.T, dir string) map[string]string {
 	t.Helper()

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/testtree"
 )
 
 // testdataHelm is the repository's testdata/helm.
@@ -51,32 +53,10 @@ func fleetCorpusOrEmpty() string {
 func umbrellaChart(t *testing.T) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "umbrella")
-	copyTree(t, filepath.Join(testdataHelm(t), "umbrella"), dst)
+	testtree.Copy(t, filepath.Join(testdataHelm(t), "umbrella"), dst)
 	writeChartArchive(t, filepath.Join(testdataHelm(t), "archived"), "archived",
 		filepath.Join(dst, "charts", "archived-0.1.0.tgz"))
 	return dst
-}
-
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 func writeChartArchive(t *testing.T, src, top, archive string) {
