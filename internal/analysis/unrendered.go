@@ -34,6 +34,9 @@ const (
 	OutsideScope
 	// OverBudget: a kustomize root whose render would pass its budget.
 	OverBudget
+	// ChartDependency: a dependency a chart of the repository lists and
+	// does not vendor; the chart is rendered without it.
+	ChartDependency
 )
 
 // Plural names n applications of kind u for the summary line ("2 Helm
@@ -45,7 +48,7 @@ func (u Unrendered) Plural(n int) string {
 
 // Key is u's name in JSON output.
 func (u Unrendered) Key() string {
-	return [...]string{"", "helmRelease", "helmCharts", "remoteBase", "function", "applicationSet", "toolSource", "outsideScope", "overBudget"}[u]
+	return [...]string{"", "helmRelease", "helmCharts", "remoteBase", "function", "applicationSet", "toolSource", "outsideScope", "overBudget", "chartDependency"}[u]
 }
 
 func (u Unrendered) names() (one, many string) {
@@ -66,6 +69,8 @@ func (u Unrendered) names() (one, many string) {
 		return "root reading outside the repository", "roots reading outside the repository"
 	case OverBudget:
 		return "root over its render budget", "roots over their render budget"
+	case ChartDependency:
+		return "chart dependency not vendored", "chart dependencies not vendored"
 	}
 	return "application", "applications"
 }

@@ -263,7 +263,9 @@ func (e *Engine) gatherCharts(t *renderState, files map[string]*FileResult, res 
 		}
 		for _, p := range app.res.Problems {
 			if p.Kind == helmrender.MissingDependency && e.Enabled(RenderSkippedID) && p.Pos.Archive == "" {
-				e.recordAt(t, files, e.fileFinding("", RenderSkippedID, t.relPaths(p.Message)), p.Pos.File, p.Pos.Line, p.Pos.Column)
+				f := e.fileFinding("", RenderSkippedID, t.relPaths(p.Message))
+				f.Unrendered = analysis.ChartDependency
+				e.recordAt(t, files, f, p.Pos.File, p.Pos.Line, p.Pos.Column)
 			}
 		}
 		for _, f := range app.judged.own {

@@ -192,7 +192,9 @@ func (l *chartLayout) templatePos(root *chart.Chart, name string) Position {
 
 // missingDependencies lists, for the chart and every vendored subchart, the
 // dependencies Chart.yaml names that are not vendored (as `helm template`'s
-// CheckDependencies does, but as a problem instead of a refusal).
+// CheckDependencies does, but as a problem instead of a refusal: the
+// engines build dependencies before rendering, so the chart is rendered
+// without them and only their objects go unjudged).
 func (l *chartLayout) missingDependencies(c *chart.Chart) []Problem {
 	var out []Problem
 	have := map[string]bool{}
@@ -214,7 +216,7 @@ func (l *chartLayout) missingDependencies(c *chart.Chart) []Problem {
 		pos := l.fileOf(c, listedIn)
 		pos.Line, pos.Column = line, col
 		out = append(out, Problem{Kind: MissingDependency, Pos: pos, Message: fmt.Sprintf(
-			"dependency %q (version %q, repository %q) is listed in %s but not vendored under charts/: Helm renders %q without it (`helm dependency build` fetches it)",
+			"dependency %q (version %q, repository %q) is listed in %s but not vendored under charts/: shipshape renders %q without it, so the dependency's objects are not judged (helm template refuses the chart until helm dependency build fetches it, as Argo CD and Flux run before rendering)",
 			dep.Name, dep.Version, dep.Repository, listedIn, c.Name())})
 	}
 	for _, d := range c.Dependencies() {
