@@ -43,12 +43,12 @@ func (e *Engine) argoReleases(t *renderState, doc releaseDoc, run *chartRun) {
 			continue
 		}
 		path := manifest.ScalarValue(manifest.Path(src, "path"))
-		dir, ok := t.repositoryChart(doc.file, path)
+		dir, ok := t.repositoryChart(doc.file, path, e.contains)
 		if path == "" || !ok || !e.holds(dir) || t.excluded(filepath.Join(dir, "Chart.yaml")) {
 			continue
 		}
 		helm := manifest.Path(src, "helm")
-		values, ok := argoValues(doc.file, dir, helm)
+		values, ok := argoValues(doc.file, dir, helm, e.contains)
 		if !ok {
 			continue
 		}
@@ -75,7 +75,7 @@ func (e *Engine) argoReleases(t *renderState, doc releaseDoc, run *chartRun) {
 
 // argoValues are an Application source's values sources, lowest first;
 // false when one cannot be read here.
-func argoValues(appFile, chartDir string, helm *yaml.Node) ([]helmrender.ValuesSource, bool) {
+func argoValues(appFile, chartDir string, helm *yaml.Node, contains func(string) bool) ([]helmrender.ValuesSource, bool) {
 	if helm == nil {
 		return nil, true
 	}
@@ -83,7 +83,7 @@ func argoValues(appFile, chartDir string, helm *yaml.Node) ([]helmrender.ValuesS
 	ignoreMissing := manifest.ScalarValue(manifest.Path(helm, "ignoreMissingValueFiles")) == "true"
 	if files := manifest.Path(helm, "valueFiles"); files != nil && files.Kind == yaml.SequenceNode {
 		for _, f := range files.Content {
-			src, found, ok := valueFile(chartDir, f.Value)
+			src, found, ok := valueFile(chartDir, f.Value, contains)
 			if !ok || !found && !ignoreMissing {
 				return nil, false
 			}
@@ -115,12 +115,16 @@ func argoValues(appFile, chartDir string, helm *yaml.Node) ([]helmrender.ValuesS
 
 // valueFile reads a value file of the chart directory: found false when
 // it does not exist, ok false when it names something shipshape does not
-// read (a URL, another source's $ref, a path out of the chart's tree).
-func valueFile(chartDir, name string) (src helmrender.ValuesSource, found, ok bool) {
+// read (a URL, another source's $ref, a path out of the chart's tree or
+// out of the scope, by name or through a link: never opened).
+func valueFile(chartDir, name string, contains func(string) bool) (src helmrender.ValuesSource, found, ok bool) {
 	if name == "" || strings.Contains(name, "://") || strings.HasPrefix(name, "$") || filepath.IsAbs(name) {
 		return src, false, false
 	}
 	p := filepath.Join(chartDir, filepath.FromSlash(name))
+	if !contains(p) {
+		return src, false, false
+	}
 	data, err := os.ReadFile(p)
 	if os.IsNotExist(err) {
 		return src, false, true

@@ -155,6 +155,12 @@ func (e *Engine) holds(dir string) bool {
 	return e.kusts.Scope == nil || e.kusts.Scope.Holds(dir)
 }
 
+// contains reports whether path resolves, links followed one hop at a
+// time, to a place inside the scope: what may be opened.
+func (e *Engine) contains(path string) bool {
+	return e.kusts.Scope == nil || e.kusts.Scope.Contains(path)
+}
+
 // mayBelongToChart: a Chart.yaml, or a file below a templates/ directory.
 func mayBelongToChart(path string) bool {
 	return filepath.Base(path) == "Chart.yaml" || strings.Contains(filepath.ToSlash(path), "/templates/") || strings.HasPrefix(filepath.ToSlash(path), "templates/")

@@ -27,6 +27,7 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/helmrender"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/scope"
 )
 
 // notRenderedID is the rule that says a release is not rendered; the
@@ -160,7 +161,7 @@ func (e *Engine) releaseApp(t *renderState, hr releaseDoc, objects []valuesObjec
 	switch manifest.ScalarValue(manifest.Path(spec, "chart", "spec", "sourceRef", "kind")) {
 	case "GitRepository":
 		var ok bool
-		dir, ok = t.repositoryChart(hr.file, chart.Value)
+		dir, ok = t.repositoryChart(hr.file, chart.Value, e.contains)
 		chartFile = filepath.Join(dir, "Chart.yaml")
 		if !ok || !e.holds(dir) || t.excluded(chartFile) {
 			return nil
@@ -221,20 +222,15 @@ func (e *Engine) chartArchive(name, version string) string {
 // repositoryChart is the chart directory a GitRepository path names: from
 // the root of the git repository holding file, else from each directory
 // named on the command line that holds it.
-func (t *renderState) repositoryChart(file, chart string) (string, bool) {
+// Nothing outside the scope (by name or through a link) is looked at.
+func (t *renderState) repositoryChart(file, chart string, contains func(string) bool) (string, bool) {
 	rel := filepath.FromSlash(strings.TrimPrefix(chart, "./"))
 	if filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return "", false
 	}
 	var roots []string
-	for d := filepath.Dir(file); ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			roots = append(roots, d)
-			break
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
+	if repo := scope.RepositoryRoot(filepath.Dir(file)); repo != "" {
+		roots = append(roots, repo)
 	}
 	for _, n := range t.named {
 		for _, dir := range n.dirs {
@@ -245,6 +241,9 @@ func (t *renderState) repositoryChart(file, chart string) (string, bool) {
 	}
 	for _, root := range roots {
 		dir := filepath.Join(root, rel)
+		if !contains(dir) {
+			continue
+		}
 		if isFile(filepath.Join(dir, "Chart.yaml")) {
 			if st, err := os.Stat(filepath.Join(dir, "templates")); err == nil && st.IsDir() {
 				return dir, true
