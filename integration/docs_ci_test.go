@@ -40,6 +40,8 @@ func TestDocsCIExamples(t *testing.T) {
 			t.Fatalf("docs/ci.md: a yaml block does not parse: %v\n%s", err, block)
 		}
 		switch {
+		case strings.Contains(block, "--shard"):
+			// The shard examples: TestDocsCIShards.
 		case doc["jobs"] != nil:
 			workflow = doc
 		case doc["repos"] != nil:

@@ -18,11 +18,16 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var c commonFlags
 	var format string
 	var verbose bool
-	var base string
+	var base, shardFlag string
 	fs := lintFlags(&c, &format, &verbose, stderr)
 	registerBase(fs, &base)
+	registerShard(fs, &shardFlag)
 	if code, done := parseFlags(fs, args, stdout, stderr); done {
 		return code
+	}
+	part, err := parseShard(fs, shardFlag)
+	if err != nil {
+		return usageError(stderr, err)
 	}
 	if !slices.Contains(report.Formats(), format) {
 		return usageError(stderr, fmt.Errorf("--format: unknown format %q (want one of %v)", format, report.Formats()))
@@ -36,8 +41,12 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var walkErrs []manifest.WalkError
 	res := ses.run(ses.inputs(&walkErrs))
-	findings := append(walkFindings(walkErrs), res.Findings...)
+	findings, err := part.keep(append(walkFindings(walkErrs), res.Findings...))
+	if err != nil {
+		return usageError(stderr, err)
+	}
 	sum := summarize(res, findings)
+	sum.Shard = part.label()
 	opt := report.Options{Color: colorOK(stdout), FixCommand: fixCommand(fs, base), Verbose: verbose}
 	if format == report.FormatSARIF {
 		opt.ToolVersion = toolVersion()

@@ -49,6 +49,8 @@ type jsonSummary struct {
 	// NotRendered counts the applications no rule judged, by kind
 	// (helmRelease, remoteBase, …); left out when there are none.
 	NotRendered map[string]int `json:"notRendered,omitempty"`
+	// Shard is "k/n" under --shard k/n; left out for a whole run.
+	Shard string `json:"shard,omitempty"`
 }
 
 func writeJSON(w io.Writer, findings []analysis.Finding, sum Summary) error {
@@ -61,6 +63,7 @@ func writeJSON(w io.Writer, findings []analysis.Finding, sum Summary) error {
 			Warnings:  sum.Warnings,
 			Infos:     sum.Infos,
 			Fixable:   sum.Fixable,
+			Shard:     sum.Shard,
 		},
 	}
 	for kind, n := range sum.NotRendered {

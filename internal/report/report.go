@@ -34,6 +34,9 @@ type Summary struct {
 	// Unlisted is how many of those findings the text format leaves out
 	// without -v (the info ones; render-skipped warnings are shown).
 	Unlisted int
+	// Shard is "k/n" for a run of --shard k/n (its findings are those of
+	// shard k), empty for a whole run.
+	Shard string
 }
 
 // NotRenderedTotal is how many applications were not rendered.

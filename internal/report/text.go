@@ -169,6 +169,15 @@ func severityColor(s analysis.Severity) string {
 //
 // It never says "no problems" when an application was not rendered.
 func summaryLine(sum Summary, fixCommand string, verbose bool) string {
+	if sum.Shard != "" {
+		// A shard's line says so, lest its counts be read as the run's.
+		return "shard " + sum.Shard + ": " + wholeSummaryLine(sum, fixCommand, verbose)
+	}
+	return wholeSummaryLine(sum, fixCommand, verbose)
+}
+
+// wholeSummaryLine is summaryLine without the shard.
+func wholeSummaryLine(sum Summary, fixCommand string, verbose bool) string {
 	scope := fmt.Sprintf("in %s (%s)", english.Count(sum.Files, "file", "files"), english.Count(sum.Resources, "resource", "resources"))
 	if sum.Errors == 0 && sum.Warnings == 0 && sum.Infos == 0 && sum.NotRenderedTotal() == 0 {
 		return "no problems " + scope

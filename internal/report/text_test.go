@@ -32,6 +32,10 @@ func TestSummaryLine(t *testing.T) {
 			"0 errors, 1 warning, 0 infos in 3 files (2 resources); 1 application not rendered: 1 remote base"},
 		{Summary{Files: 9, Resources: 9, Warnings: 1, Unlisted: 3, NotRendered: map[analysis.Unrendered]int{analysis.RemoteBase: 1, analysis.HelmRelease: 2, analysis.GeneratedApps: 1}}, "",
 			"0 errors, 1 warning, 0 infos in 9 files (9 resources); 4 applications not rendered: 2 Helm releases, 1 remote base, 1 ApplicationSet (shipshape -v lists them)"},
+		// A shard's counts are its own: the line says whose.
+		{Summary{Files: 12, Resources: 40, Shard: "2/5"}, "", "shard 2/5: no problems in 12 files (40 resources)"},
+		{Summary{Files: 12, Resources: 40, Errors: 1, Shard: "1/3"}, "",
+			"shard 1/3: 1 error, 0 warnings, 0 infos in 12 files (40 resources)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
