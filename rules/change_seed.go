@@ -91,14 +91,11 @@ func checkSelectorWithLabel(p *analysis.ChangePass) {
 			if bv, had := baseLabels[k]; had && bv == v {
 				continue
 			}
-			w := servedWorkloadGainingLabel(p, svc, headSel, baseSel, k, v)
+			w, was := servedWorkloadGainingLabel(p, svc, headSel, baseSel, k, v)
 			if w == nil || anyBasePodCarries(p, svc, k, v) {
 				continue
 			}
-			gap := fmt.Sprintf("the Service is updated at once but the pods get the label only as %s, so until then it selects only the pods already replaced, none at first", rolloutPace(w))
-			if r := refusedAtApply(p.BaseOf(w), w); len(r) > 0 {
-				gap = fmt.Sprintf("the API server refuses the update of %s (%s: %s), so its pods never get the label and the Service selects none of them", objectLabel(w), r[0].Path, r[0].Reason)
-			}
+			gap := labelGap(p, w, was)
 			p.Report(svc, selNode.Content[i+1], "spec.selector."+k, nil,
 				"selector entry %s=%s of %s is added in the same change as the label on the pods of %s, which no pod at the base carries: %s; add the label to the pod template in one change and the selector entry in a later one",
 				k, v, objectLabel(svc), objectLabel(w), gap)
@@ -114,28 +111,65 @@ func isSelectingService(obj *manifest.Object) bool {
 
 // servedWorkloadGainingLabel is a workload whose pods the Service served
 // at the base and whose pod template gains k=v in this change: the pods
-// that lose the Service's endpoints until they are replaced.
-func servedWorkloadGainingLabel(p *analysis.ChangePass, svc *manifest.Object, headSel, baseSel *selector.Selector, k, v string) *manifest.Object {
+// that lose the Service's endpoints until they are replaced. was is the
+// base's workload those pods belong to: w's own base, or, when the change
+// turns a workload into another kind under the same name, the removed one.
+func servedWorkloadGainingLabel(p *analysis.ChangePass, svc *manifest.Object, headSel, baseSel *selector.Selector, k, v string) (w, was *manifest.Object) {
+	removed := removedObjects(p)
 	for _, w := range p.Head {
-		wb := p.BaseOf(w)
-		if wb == nil || !sameNamespace(w, svc) {
+		if !sameNamespace(w, svc) || !templateGains(w, headSel, k, v) {
 			continue
 		}
-		gains := false
-		for _, l := range templateLabels(w) {
-			if got, has := l[k]; has && got == v {
-				ok, _ := headSel.Matches(l)
-				gains = gains || ok
+		for _, wb := range baseWorkloadsOf(p, w, removed) {
+			if _, served := selectsPodsOf(baseSel, wb); served {
+				return w, wb
 			}
 		}
-		if !gains {
-			continue
-		}
-		if _, served := selectsPodsOf(baseSel, wb); served {
-			return w
+	}
+	return nil, nil
+}
+
+// templateGains reports whether a pod template of w carries k=v and is
+// selected by the head's selector.
+func templateGains(w *manifest.Object, headSel *selector.Selector, k, v string) bool {
+	for _, l := range templateLabels(w) {
+		if got, has := l[k]; has && got == v {
+			if ok, _ := headSel.Matches(l); ok {
+				return true
+			}
 		}
 	}
-	return nil
+	return false
+}
+
+// baseWorkloadsOf is what ran w's pods at the base: w itself, else the
+// pod controllers of w's name and namespace that the change removes (a
+// Deployment turned into a DaemonSet).
+func baseWorkloadsOf(p *analysis.ChangePass, w *manifest.Object, removed []*manifest.Object) []*manifest.Object {
+	if wb := p.BaseOf(w); wb != nil {
+		return []*manifest.Object{wb}
+	}
+	if !isPodController(w) {
+		return nil
+	}
+	var out []*manifest.Object
+	for _, r := range removed {
+		if r.Name == w.Name && sameNamespace(r, w) && isPodController(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// labelGap says how long the Service selects none or few of the pods.
+func labelGap(p *analysis.ChangePass, w, was *manifest.Object) string {
+	if p.BaseOf(w) == nil {
+		return fmt.Sprintf("%s is replaced by %s in this change, so from the moment the Service is updated it selects none of the running pods, and %s's pods only as they start", objectLabel(was), objectLabel(w), objectLabel(w))
+	}
+	if r := refusedAtApply(was, w); len(r) > 0 {
+		return fmt.Sprintf("the API server refuses the update of %s (%s: %s), so its pods never get the label and the Service selects none of them", objectLabel(w), r[0].Path, r[0].Reason)
+	}
+	return fmt.Sprintf("the Service is updated at once but the pods get the label only as %s, so until then it selects only the pods already replaced, none at first", rolloutPace(w))
 }
 
 // anyBasePodCarries reports whether a pod template at the base, in the
