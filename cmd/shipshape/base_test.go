@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -28,52 +27,6 @@ type baseFinding struct {
 	Line    int    `json:"line"`
 	Field   string `json:"field"`
 	Fixable bool   `json:"fixable"`
-}
-
-// gitIn runs git in dir with a fixed identity and no user configuration.
-func gitIn(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("git is not installed (CI=true)")
-		}
-		t.Skip("skipped: git is not installed")
-	}
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	env := []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t",
-		"GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"}
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_") {
-			env = append(env, kv)
-		}
-	}
-	cmd.Env = env
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// gitRepo is a fresh repository (symbolic links of its path resolved).
-func gitRepo(t *testing.T) string {
-	t.Helper()
-	t.Setenv("GIT_DIR", "")
-	os.Unsetenv("GIT_DIR")
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	gitIn(t, dir, "init", "-q", "-b", "main")
-	return dir
-}
-
-// commitAll stages everything in dir and commits it.
-func commitAll(t *testing.T, dir, msg string) {
-	t.Helper()
-	gitIn(t, dir, "add", "-A")
-	gitIn(t, dir, "commit", "-q", "-m", msg)
 }
 
 // lintIn runs `shipshape lint -f json args...` in dir and returns the exit
@@ -119,11 +72,11 @@ func TestBaseTransitionCases(t *testing.T) {
 		t.Run(filepath.Base(caseDir), func(t *testing.T) {
 			verdict := strings.Fields(readFile(t, verdictFile))
 			base, head := readFile(t, filepath.Join(caseDir, "base.yaml")), readFile(t, filepath.Join(caseDir, "head.yaml"))
-			repo := gitRepo(t)
+			repo := testtree.GitRepo(t)
 			testtree.Write(t, repo, map[string]string{"app/objects.yaml": base})
-			commitAll(t, repo, "base")
+			testtree.Commit(t, repo, "base")
 			testtree.Write(t, repo, map[string]string{"app/objects.yaml": head})
-			commitAll(t, repo, "head")
+			testtree.Commit(t, repo, "head")
 			_, found, stderr := lintIn(t, repo, "refused-update", "--base", "HEAD~1", "app")
 			var fields []string
 			for _, f := range found {
@@ -216,15 +169,15 @@ spec:
 // base's selector: the finding is at the commonLabels line; labels
 // without includeSelectors is the control.
 func TestBaseOverlayCommonLabels(t *testing.T) {
-	repo := gitRepo(t)
+	repo := testtree.GitRepo(t)
 	testtree.Write(t, repo, map[string]string{
 		"base/kustomization.yaml":    "resources:\n  - deploy.yaml\n",
 		"base/deploy.yaml":           baseDeployment,
 		"overlay/kustomization.yaml": "resources:\n  - ../base\nnamePrefix: prod-\n",
 	})
-	commitAll(t, repo, "base")
+	testtree.Commit(t, repo, "base")
 	testtree.Write(t, repo, map[string]string{"overlay/kustomization.yaml": "resources:\n  - ../base\nnamePrefix: prod-\ncommonLabels:\n  tier: front\n"})
-	commitAll(t, repo, "overlay labels")
+	testtree.Commit(t, repo, "overlay labels")
 	code, found, stderr := lintIn(t, repo, "refused-update", "--base", "HEAD~1", ".")
 	if code != 1 || len(found) != 1 {
 		t.Fatalf("exit %d, %+v (%s); want one refused-update", code, found, stderr)
@@ -233,7 +186,7 @@ func TestBaseOverlayCommonLabels(t *testing.T) {
 	if f.File != "overlay/kustomization.yaml" || f.Line != 5 || f.Field != "spec.selector.matchLabels.tier" {
 		t.Errorf("finding %+v; want overlay/kustomization.yaml:5 (the commonLabels entry), spec.selector.matchLabels.tier", f)
 	}
-	if !strings.Contains(f.Message, gitIn(t, repo, "rev-parse", "--short=7", "HEAD~1")) || !strings.Contains(f.Message, "base/deploy.yaml:") {
+	if !strings.Contains(f.Message, testtree.Git(t, repo, "rev-parse", "--short=7", "HEAD~1")) || !strings.Contains(f.Message, "base/deploy.yaml:") {
 		t.Errorf("message names neither the base commit nor the base file: %s", f.Message)
 	}
 
@@ -248,9 +201,9 @@ func TestBaseOverlayCommonLabels(t *testing.T) {
 // against HEAD; run from a subdirectory; packed objects; a shallow clone
 // reads HEAD~1 and names the cure for what it lacks; a bad REF exits 2.
 func TestBaseWorkTreeStates(t *testing.T) {
-	repo := gitRepo(t)
+	repo := testtree.GitRepo(t)
 	testtree.Write(t, repo, map[string]string{"deploy/web.yaml": baseDeployment, "deploy/other/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: b\n"})
-	commitAll(t, repo, "one")
+	testtree.Commit(t, repo, "one")
 	widened := strings.Replace(baseDeployment, "      app: web\n  template", "      app: web\n      tier: front\n  template", 1)
 
 	// Unstaged, then staged only.
@@ -258,11 +211,11 @@ func TestBaseWorkTreeStates(t *testing.T) {
 	if _, found, _ := lintIn(t, repo, "refused-update", "--base", "HEAD", "."); len(found) != 1 || found[0].Line != 9 {
 		t.Errorf("unstaged change: %+v; want one finding at deploy/web.yaml:9", found)
 	}
-	gitIn(t, repo, "add", "deploy/web.yaml")
+	testtree.Git(t, repo, "add", "deploy/web.yaml")
 	if _, found, _ := lintIn(t, repo, "refused-update", "--base", "HEAD", "deploy/web.yaml"); len(found) != 1 {
 		t.Errorf("staged change, the file named: %+v", found)
 	}
-	gitIn(t, repo, "commit", "-q", "-m", "two")
+	testtree.Git(t, repo, "commit", "-q", "-m", "two")
 
 	// Without a change there is nothing to judge: the same output as
 	// without --base.
@@ -278,16 +231,16 @@ func TestBaseWorkTreeStates(t *testing.T) {
 	}
 
 	// Packed objects.
-	gitIn(t, repo, "gc", "-q", "--aggressive")
+	testtree.Git(t, repo, "gc", "-q", "--aggressive")
 	if _, found, _ := lintIn(t, repo, "refused-update", "--base", "HEAD~1", "."); len(found) != 1 {
 		t.Errorf("packed repository: %+v", found)
 	}
 
 	// A shallow clone of depth 2 has HEAD~1 and lacks HEAD~2.
 	testtree.Write(t, repo, map[string]string{"deploy/other/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: c\n"})
-	commitAll(t, repo, "three")
+	testtree.Commit(t, repo, "three")
 	clone := filepath.Join(t.TempDir(), "clone")
-	gitIn(t, repo, "clone", "-q", "--depth", "2", "file://"+repo, clone)
+	testtree.Git(t, repo, "clone", "-q", "--depth", "2", "file://"+repo, clone)
 	testtree.Write(t, clone, map[string]string{"deploy/web.yaml": baseDeployment})
 	if _, found, stderr := lintIn(t, clone, "refused-update", "--base", "HEAD~1", "."); len(found) != 1 {
 		t.Errorf("shallow clone, HEAD~1: %+v (%s)", found, stderr)
@@ -329,10 +282,10 @@ func TestBaseEngines(t *testing.T) {
 		{"unknown", nil, "kubectl and server-side apply fail (422 Invalid), Argo CD's sync fails"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			repo := gitRepo(t)
+			repo := testtree.GitRepo(t)
 			testtree.Write(t, repo, tc.files)
 			testtree.Write(t, repo, map[string]string{"apps/web/kustomization.yaml": "resources:\n  - deploy.yaml\n", "apps/web/deploy.yaml": baseDeployment})
-			commitAll(t, repo, "base")
+			testtree.Commit(t, repo, "base")
 			testtree.Write(t, repo, map[string]string{"apps/web/deploy.yaml": widened})
 			_, found, stderr := lintIn(t, repo, "refused-update", "--base", "HEAD", ".")
 			if len(found) != 1 || !strings.Contains(found[0].Message, tc.want) {
@@ -345,9 +298,9 @@ func TestBaseEngines(t *testing.T) {
 // TestBaseFix: fix --base restores what the change added, and lint --base
 // is then clean.
 func TestBaseFix(t *testing.T) {
-	repo := gitRepo(t)
+	repo := testtree.GitRepo(t)
 	testtree.Write(t, repo, map[string]string{"apps/web/kustomization.yaml": "resources:\n  - deploy.yaml\n", "apps/web/deploy.yaml": baseDeployment})
-	commitAll(t, repo, "base")
+	testtree.Commit(t, repo, "base")
 	testtree.Write(t, repo, map[string]string{"apps/web/deploy.yaml": strings.Replace(baseDeployment, "      app: web\n  template", "      app: web\n      tier: front\n  template", 1)})
 	wd, _ := os.Getwd()
 	if err := os.Chdir(repo); err != nil {
@@ -367,10 +320,10 @@ func TestBaseFix(t *testing.T) {
 // TestBasePlainDirectory: a directory of plain manifests is judged file
 // set to file set, a Service moved from one file to another included.
 func TestBasePlainDirectory(t *testing.T) {
-	repo := gitRepo(t)
+	repo := testtree.GitRepo(t)
 	svc := "apiVersion: v1\nkind: Service\nmetadata:\n  name: db\nspec:\n  clusterIP: None\n  selector:\n    app: db\n  ports:\n    - port: 5432\n"
 	testtree.Write(t, repo, map[string]string{"db/service.yaml": svc, "db/notes.txt": "x\n"})
-	commitAll(t, repo, "base")
+	testtree.Commit(t, repo, "base")
 	if err := os.Remove(filepath.Join(repo, "db/service.yaml")); err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +348,7 @@ func TestBasePlainDirectory(t *testing.T) {
 	// A directory defining one object in two files holds alternatives
 	// (fixtures, variants), each file an application: a new variant
 	// changes nothing that was applied.
-	commitAll(t, repo, "moved")
+	testtree.Commit(t, repo, "moved")
 	testtree.Write(t, repo, map[string]string{"db/variant.yaml": svc})
 	if _, found, _ := lintIn(t, repo, "refused-update", "--base", "HEAD", "."); len(found) != 0 {
 		t.Errorf("a new alternative file: %+v", found)
@@ -406,20 +359,20 @@ func TestBasePlainDirectory(t *testing.T) {
 // (a file it lists was missing then) is said to be not judged, at its
 // kustomization, and head is judged as usual.
 func TestBaseNotRendered(t *testing.T) {
-	repo := gitRepo(t)
+	repo := testtree.GitRepo(t)
 	testtree.Write(t, repo, map[string]string{
 		"app/kustomization.yaml": "resources:\n  - deploy.yaml\n",
 	})
-	commitAll(t, repo, "kustomization before its file")
+	testtree.Commit(t, repo, "kustomization before its file")
 	testtree.Write(t, repo, map[string]string{"app/deploy.yaml": baseDeployment})
-	commitAll(t, repo, "the file")
+	testtree.Commit(t, repo, "the file")
 	code, found, stderr := lintIn(t, repo, "", "--base", "HEAD~1", ".")
 	if code != 0 || len(found) != 1 {
 		t.Fatalf("exit %d, %+v (%s); want one base-not-rendered", code, found, stderr)
 	}
 	f := found[0]
 	if f.Rule != "base-not-rendered" || f.File != "app/kustomization.yaml" || f.Line != 1 ||
-		!strings.Contains(f.Message, "does not render at the base revision "+gitIn(t, repo, "rev-parse", "--short=7", "HEAD~1")) ||
+		!strings.Contains(f.Message, "does not render at the base revision "+testtree.Git(t, repo, "rev-parse", "--short=7", "HEAD~1")) ||
 		!strings.Contains(f.Message, "deploy.yaml") {
 		t.Errorf("finding %+v; want base-not-rendered at app/kustomization.yaml:1 naming the base commit and the missing file", f)
 	}

@@ -15,7 +15,7 @@ import (
 // Changed lists what the commits since the revision, the index, the work
 // tree and untracked files change, and nothing else.
 func TestChanged(t *testing.T) {
-	dir := newRepo(t)
+	dir := testtree.GitRepo(t)
 	testtree.Write(t, dir, map[string]string{
 		".gitignore":   "ignored.yaml\n",
 		"committed":    "1\n",
@@ -29,11 +29,11 @@ func TestChanged(t *testing.T) {
 		"staged-added": "",
 	})
 	os.Remove(filepath.Join(dir, "staged-added"))
-	commit(t, dir, "base")
+	testtree.Commit(t, dir, "base")
 	testtree.Write(t, dir, map[string]string{"committed": "2\n", "reverted": "2\n", "sub/nested": "2\n"})
-	commit(t, dir, "second")
+	testtree.Commit(t, dir, "second")
 	testtree.Write(t, dir, map[string]string{"staged": "2\n", "staged-added": "new\n", "both": "2\n"})
-	runGit(t, dir, "add", "staged", "staged-added", "both")
+	testtree.Git(t, dir, "add", "staged", "staged-added", "both")
 	testtree.Write(t, dir, map[string]string{"unstaged": "2\n", "reverted": "1\n", "both": "3\n", "untracked": "new\n", "ignored.yaml": "x\n"})
 	os.Remove(filepath.Join(dir, "removed"))
 
@@ -64,11 +64,11 @@ func TestChanged(t *testing.T) {
 // What a pre-commit hook sees: unstaged changes stashed away, the staged
 // change judged against HEAD.
 func TestChangedStagedOnly(t *testing.T) {
-	dir := newRepo(t)
+	dir := testtree.GitRepo(t)
 	testtree.Write(t, dir, map[string]string{"app/a.yaml": "1\n", "app/b.yaml": "1\n"})
-	commit(t, dir, "base")
+	testtree.Commit(t, dir, "base")
 	testtree.Write(t, dir, map[string]string{"app/a.yaml": "2\n"})
-	runGit(t, dir, "add", "app/a.yaml")
+	testtree.Git(t, dir, "add", "app/a.yaml")
 	r := open(t, dir)
 	got, err := r.Changed(resolve(t, r, "HEAD"))
 	if err != nil {
@@ -116,10 +116,10 @@ func (l *listener) accepted() int64 { return l.count.Load() }
 func TestNoProcessNoNetwork(t *testing.T) {
 	src, _ := history(t)
 	dst := filepath.Join(t.TempDir(), "clone")
-	runGit(t, filepath.Dir(dst), "clone", "-q", "--depth", "1", "file://"+src, dst)
+	testtree.Git(t, filepath.Dir(dst), "clone", "-q", "--depth", "1", "file://"+src, dst)
 	remote := countingListener(t)
-	runGit(t, dst, "remote", "set-url", "origin", "http://"+remote.addr()+"/repo.git")
-	runGit(t, dst, "remote", "add", "ssh", "ssh://git@"+remote.addr()+"/repo.git")
+	testtree.Git(t, dst, "remote", "set-url", "origin", "http://"+remote.addr()+"/repo.git")
+	testtree.Git(t, dst, "remote", "add", "ssh", "ssh://git@"+remote.addr()+"/repo.git")
 	testtree.Write(t, dst, map[string]string{"app/a.yaml": "changed\n"})
 
 	bin := t.TempDir()

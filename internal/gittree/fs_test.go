@@ -45,7 +45,7 @@ spec:
 // committing, so the work tree and HEAD differ.
 func committedKustomizeTree(t *testing.T) (dir string, r *Repo) {
 	t.Helper()
-	dir = newRepo(t)
+	dir = testtree.GitRepo(t)
 	testtree.Write(t, dir, kustomizeTree)
 	if err := os.Symlink("base", filepath.Join(dir, "linked-base")); err != nil {
 		t.Fatal(err)
@@ -53,7 +53,7 @@ func committedKustomizeTree(t *testing.T) (dir string, r *Repo) {
 	if err := os.Symlink("real-patch.yaml", filepath.Join(dir, "overlays/prod/patch.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	commit(t, dir, "kustomize tree")
+	testtree.Commit(t, dir, "kustomize tree")
 	return dir, open(t, dir)
 }
 
@@ -222,7 +222,7 @@ func TestFSOutsideRepository(t *testing.T) {
 // Concurrent reads (the renderer's workers) are safe (run with -race).
 func TestFSConcurrentReads(t *testing.T) {
 	dir, r := committedKustomizeTree(t)
-	runGit(t, dir, "gc", "-q")
+	testtree.Git(t, dir, "gc", "-q")
 	tree := r.FS(resolve(t, r, "HEAD"))
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {

@@ -16,15 +16,15 @@ import (
 // directory and the three SHAs.
 func history(t *testing.T) (string, [3]string) {
 	t.Helper()
-	dir := newRepo(t)
+	dir := testtree.GitRepo(t)
 	var shas [3]string
 	for i := range shas {
 		testtree.Write(t, dir, map[string]string{"app/a.yaml": "v" + string(rune('1'+i)) + "\n"})
-		shas[i] = commit(t, dir, "commit "+string(rune('1'+i)))
+		shas[i] = testtree.Commit(t, dir, "commit "+string(rune('1'+i)))
 	}
-	runGit(t, dir, "tag", "v1", shas[0])
-	runGit(t, dir, "tag", "-a", "-m", "annotated", "v2", shas[1])
-	runGit(t, dir, "branch", "old", shas[0])
+	testtree.Git(t, dir, "tag", "v1", shas[0])
+	testtree.Git(t, dir, "tag", "-a", "-m", "annotated", "v2", shas[1])
+	testtree.Git(t, dir, "branch", "old", shas[0])
 	return dir, shas
 }
 
@@ -94,7 +94,7 @@ func TestReadAtRevision(t *testing.T) {
 }
 
 func TestOpenOutsideRepository(t *testing.T) {
-	needGit(t)
+	testtree.Git(t, t.TempDir(), "version")
 	os.Unsetenv("GIT_DIR")
 	_, err := Open(t.TempDir())
 	if err == nil || !strings.Contains(err.Error(), "not inside a git repository") {
@@ -104,9 +104,9 @@ func TestOpenOutsideRepository(t *testing.T) {
 
 func TestMergeBase(t *testing.T) {
 	dir, shas := history(t)
-	runGit(t, dir, "checkout", "-q", "-b", "feature", shas[1])
+	testtree.Git(t, dir, "checkout", "-q", "-b", "feature", shas[1])
 	testtree.Write(t, dir, map[string]string{"app/b.yaml": "feature\n"})
-	commit(t, dir, "feature work")
+	testtree.Commit(t, dir, "feature work")
 	r := open(t, dir)
 	base, err := r.MergeBase("main", "HEAD")
 	if err != nil {
@@ -119,8 +119,8 @@ func TestMergeBase(t *testing.T) {
 		t.Errorf("a bad side: %v", err)
 	}
 
-	runGit(t, dir, "checkout", "-q", "--orphan", "unrelated")
-	commit(t, dir, "unrelated root")
+	testtree.Git(t, dir, "checkout", "-q", "--orphan", "unrelated")
+	testtree.Commit(t, dir, "unrelated root")
 	_, err = r.MergeBase("main", "unrelated")
 	var re *ResolveError
 	if !errors.As(err, &re) || !strings.Contains(re.Reason, "no common ancestor") {
@@ -133,11 +133,11 @@ func TestMergeBase(t *testing.T) {
 // remote is a loopback port that counts connections: none is made.
 func TestShallowClone(t *testing.T) {
 	src, shas := history(t)
-	runGit(t, src, "config", "uploadpack.allowFilter", "true")
+	testtree.Git(t, src, "config", "uploadpack.allowFilter", "true")
 	dst := filepath.Join(t.TempDir(), "clone")
-	runGit(t, filepath.Dir(dst), "clone", "-q", "--depth", "1", "file://"+src, dst)
+	testtree.Git(t, filepath.Dir(dst), "clone", "-q", "--depth", "1", "file://"+src, dst)
 	remote := countingListener(t)
-	runGit(t, dst, "remote", "set-url", "origin", "http://"+remote.addr()+"/repo.git")
+	testtree.Git(t, dst, "remote", "set-url", "origin", "http://"+remote.addr()+"/repo.git")
 
 	r := open(t, filepath.Join(dst, "app"))
 	if !r.Shallow() {
@@ -166,7 +166,7 @@ func TestShallowClone(t *testing.T) {
 // Packed objects (git gc) read as loose ones do.
 func TestPackedObjects(t *testing.T) {
 	dir, shas := history(t)
-	runGit(t, dir, "gc", "-q", "--aggressive", "--prune=now")
+	testtree.Git(t, dir, "gc", "-q", "--aggressive", "--prune=now")
 	loose, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "??", "*"))
 	if len(loose) != 0 {
 		t.Fatalf("git gc left %d loose objects", len(loose))
@@ -191,10 +191,10 @@ func TestPackedObjects(t *testing.T) {
 func TestLinkedWorktreeAndGitDir(t *testing.T) {
 	dir, shas := history(t)
 	linked := filepath.Join(t.TempDir(), "linked")
-	runGit(t, dir, "worktree", "add", "-q", "-b", "side", linked, shas[0])
+	testtree.Git(t, dir, "worktree", "add", "-q", "-b", "side", linked, shas[0])
 	linked, _ = filepath.EvalSymlinks(linked)
 	testtree.Write(t, linked, map[string]string{"app/a.yaml": "side\n"})
-	commit(t, linked, "side")
+	testtree.Commit(t, linked, "side")
 
 	r := open(t, filepath.Join(linked, "app"))
 	if r.Root() != linked {
@@ -214,7 +214,7 @@ func TestLinkedWorktreeAndGitDir(t *testing.T) {
 	// As in a hook run from the linked worktree: GIT_DIR is its git
 	// directory inside the main repository, the current directory its top.
 	t.Chdir(linked)
-	t.Setenv("GIT_DIR", runGit(t, linked, "rev-parse", "--absolute-git-dir"))
+	t.Setenv("GIT_DIR", testtree.Git(t, linked, "rev-parse", "--absolute-git-dir"))
 	r = open(t, "app")
 	if r.Root() != linked {
 		t.Errorf("with GIT_DIR: Root = %s, want %s", r.Root(), linked)
