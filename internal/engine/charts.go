@@ -293,15 +293,20 @@ func (e *Engine) reportChartError(t *renderState, files map[string]*FileResult, 
 	}
 	msg := app.err.Error()
 	var te *helmrender.TemplateError
-	if errors.As(app.err, &te) && te.Pos.Archive == "" && te.Pos.File != "" {
+	var se *helmrender.SchemaError
+	switch {
+	case errors.As(app.err, &te) && te.Pos.Archive == "" && te.Pos.File != "":
 		file, line, col, msg = te.Pos.File, te.Pos.Line, te.Pos.Column, te.Message
+	case errors.As(app.err, &se) && se.Pos.Archive == "" && se.Pos.File != "":
+		file, line, col = se.Pos.File, se.Pos.Line, se.Pos.Column
 	}
 	values := app.valuesNote
 	if len(app.values) == 0 && app.key == app.chartFile {
 		values = "its default values"
 	}
-	f := e.fileFinding("", RenderErrorID, fmt.Sprintf("Helm chart %s does not render (release %q, namespace %q, %s): %s; its templates are not judged",
-		t.show(app.dir), app.release, app.namespace, values, t.relPaths(msg)))
+	// The reason leads: text output holds a line to 300 characters.
+	f := e.fileFinding("", RenderErrorID, fmt.Sprintf("Helm chart %s does not render: %s (release %q, namespace %q, %s); its templates are not judged",
+		t.show(app.dir), t.relPaths(msg), app.release, app.namespace, values))
 	e.recordAt(t, files, f, file, line, col)
 }
 

@@ -260,3 +260,43 @@ func TestRequiredFailsAsHelmTemplateDoes(t *testing.T) {
 	}
 	mustRender(t, Options{ChartDir: dir, ReleaseName: "rel", Values: []ValuesSource{valuesFile(t, vals)}})
 }
+
+// Values that break a values.schema.json (the chart's or a subchart's):
+// helm template refuses them, Render returns a SchemaError placed at the
+// values line; values that keep to it render in both.
+func TestSchemaRefusedAsHelmTemplateRefuses(t *testing.T) {
+	helm := helmBinary(t)
+	dir := filepath.Join(testdataHelm(t), "schema")
+	if _, err := helmTemplate(t, helm, "rel", dir); err != nil {
+		t.Fatalf("helm template refuses the chart's defaults: %v", err)
+	}
+	mustRender(t, Options{ChartDir: dir, ReleaseName: "rel"})
+	for _, tc := range []struct {
+		name, values, helmSays, chart, path string
+		line                                int
+	}{
+		{"type", "image:\n  tag: 1.10\n", "at '/image/tag': got number, want string", "schema", "image tag", 2},
+		{"minimum", "replicas: 0\n", "at '/replicas': minimum: got 0, want 1", "schema", "replicas", 1},
+		{"additional", "image:\n  tga: x\n", "additional properties 'tga' not allowed", "schema", "image tga", 2},
+		{"subchart", "cache:\n  size: 9\n", "at '/size': maximum: got 9, want 8", "schema/cache", "cache size", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vals := filepath.Join(t.TempDir(), "v.yaml")
+			if err := os.WriteFile(vals, []byte(tc.values), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, helmErr := helmTemplate(t, helm, "rel", dir, "-f", vals)
+			if helmErr == nil || !strings.Contains(helmErr.Error(), tc.helmSays) {
+				t.Fatalf("helm template: %v, want %q", helmErr, tc.helmSays)
+			}
+			_, err := Render(Options{ChartDir: dir, ReleaseName: "rel", Values: []ValuesSource{valuesFile(t, vals)}})
+			var se *SchemaError
+			if !errors.As(err, &se) {
+				t.Fatalf("want a SchemaError, got %v", err)
+			}
+			if se.Chart != tc.chart || strings.Join(se.Path, " ") != tc.path || se.Pos.File != vals || se.Pos.Line != tc.line {
+				t.Errorf("got chart %s path %v at %v (%s), want %s %s at %s:%d", se.Chart, se.Path, se.Pos, se.Message, tc.chart, tc.path, vals, tc.line)
+			}
+		})
+	}
+}

@@ -130,3 +130,14 @@ func (ix *originIndex) helmValue(n *yaml.Node) interface{} {
 
 // errUndecodable stands for a scalar Helm could not read: equal to nothing.
 type errUndecodable struct{}
+
+// writtenAt is where the value at path, or the nearest table above it that
+// a source wrote, was written; zero when no source wrote any.
+func (ix *originIndex) writtenAt(path []string) Position {
+	for n := len(path); n > 0; n-- {
+		if vn, ok := ix.nodes[valuesPathKey(path[:n])]; ok {
+			return vn.pos
+		}
+	}
+	return Position{}
+}

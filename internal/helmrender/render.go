@@ -162,9 +162,13 @@ func Render(opts Options) (*Result, error) {
 	if err := processDependencies(chrt, userVals); err != nil {
 		return nil, fmt.Errorf("%s: dependencies: %w", opts.ChartDir, err)
 	}
+	index := newOriginIndex(layout, chrt, opts.Values)
 	top, err := renderValues(chrt, userVals, opts, caps)
 	if err != nil {
 		return nil, fmt.Errorf("%s: values: %w", opts.ChartDir, err)
+	}
+	if err := validateSchemas(chrt, top["Values"].(Values), nil, "", index); err != nil {
+		return nil, err
 	}
 	files, err := renderCharts(chrt, top)
 	if err != nil {
@@ -184,15 +188,14 @@ func Render(opts Options) (*Result, error) {
 	}
 	res.Objects = objs
 
-	index := newOriginIndex(layout, chrt, opts.Values)
 	traceValues(layout, chrt, top, res.Objects, index)
 	return res, nil
 }
 
 // renderValues is what the root templates see, as Helm's ToRenderValues
 // gives it for `helm template` (revision 1, an install). Helm also validates
-// the values against values.schema.json there; that validator is not linked
-// (its init alone costs 6 ms, docs/helm.md), so a schema is not checked.
+// the values against values.schema.json there: Render does it next
+// (validateSchemas).
 func renderValues(chrt *chart.Chart, user Values, opts Options, caps *Capabilities) (map[string]interface{}, error) {
 	vals, err := coalesceValues(chrt, user, false)
 	if err != nil {
