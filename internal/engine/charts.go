@@ -125,7 +125,19 @@ func (e *Engine) renderChart(app *chartApp) (res *helmrender.Result, err error) 
 	if link := e.linkOutside(app.dir); link != "" {
 		return nil, fmt.Errorf("%s: a link leads out of the directories linted: not rendered", link)
 	}
-	return helmrender.Render(helmrender.Options{ChartDir: app.dir, ReleaseName: app.release, Namespace: app.namespace, Values: app.values})
+	return helmrender.Render(helmrender.Options{ChartDir: app.dir, ReleaseName: app.release, Namespace: app.namespace, Values: app.values, MayLoad: e.mayLoadChart})
+}
+
+// mayLoadChart: a file:// dependency's directory is read only inside the
+// scope, with no link under it leading out.
+func (e *Engine) mayLoadChart(dir string) error {
+	if !e.contains(dir) {
+		return fmt.Errorf("%s: outside the directories linted", dir)
+	}
+	if link := e.linkOutside(dir); link != "" {
+		return fmt.Errorf("%s: a link leads out of the directories linted", link)
+	}
+	return nil
 }
 
 // linkOutside is the first symbolic link under dir whose target is outside

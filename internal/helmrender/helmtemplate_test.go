@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shipshape-dev/shipshape/internal/testtree"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -51,15 +52,21 @@ func helmBinary(t *testing.T) string {
 // configuration (repositories, plugins) takes part.
 func helmTemplate(t *testing.T, helm string, args ...string) (string, error) {
 	t.Helper()
+	return runHelm(t, helm, append([]string{"template"}, args...)...)
+}
+
+// runHelm runs a helm command with a private home (see helmTemplate).
+func runHelm(t *testing.T, helm string, args ...string) (string, error) {
+	t.Helper()
 	home := t.TempDir()
-	cmd := exec.Command(helm, append([]string{"template"}, args...)...)
+	cmd := exec.Command(helm, args...)
 	cmd.Env = []string{"HOME=" + home, "HELM_CACHE_HOME=" + filepath.Join(home, "cache"),
 		"HELM_CONFIG_HOME=" + filepath.Join(home, "config"), "HELM_DATA_HOME=" + filepath.Join(home, "data"),
 		"KUBECONFIG=" + filepath.Join(home, "no-kubeconfig"), "PATH=/usr/bin:/bin"}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("helm template %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+		return "", fmt.Errorf("helm %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
 	return stdout.String(), nil
 }
@@ -298,5 +305,55 @@ func TestSchemaRefusedAsHelmTemplateRefuses(t *testing.T) {
 				t.Errorf("got chart %s path %v at %v (%s), want %s %s at %s:%d", se.Chart, se.Path, se.Pos, se.Message, tc.chart, tc.path, vals, tc.line)
 			}
 		})
+	}
+}
+
+// A file:// dependency that is not vendored renders from its directory
+// when MayLoad allows it, as helm template renders the chart after helm
+// dependency build (which Argo CD and Flux run); without MayLoad, or
+// refused, it stays a missing dependency.
+func TestFileDependencyAsHelmDependencyBuild(t *testing.T) {
+	helm := helmBinary(t)
+	built := t.TempDir()
+	testtree.Copy(t, filepath.Join(testdataHelm(t), "filedep"), built)
+	app := filepath.Join(built, "app")
+	if _, err := helmTemplate(t, helm, "rel", app); err == nil {
+		t.Fatal("helm template renders the chart before helm dependency build")
+	}
+	if _, err := runHelm(t, helm, "dependency", "build", app); err != nil {
+		t.Fatal(err)
+	}
+	out, err := helmTemplate(t, helm, "rel", app, "--namespace", "ns", "--kube-version", DefaultKubernetesVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := helmDocuments(t, out)
+
+	dir := filepath.Join(testdataHelm(t), "filedep", "app")
+	var asked []string
+	res := mustRender(t, Options{ChartDir: dir, MayLoad: func(d string) error { asked = append(asked, d); return nil }})
+	if g, w := strings.Join(ourDocuments(t, res), "---\n"), strings.Join(want, "---\n"); g != w {
+		t.Errorf("rendered objects differ from helm template's after helm dependency build\n--- ours\n%s\n--- helm\n%s", g, w)
+	}
+	lib := filepath.Join(testdataHelm(t), "filedep", "lib")
+	if len(asked) != 1 || asked[0] != lib || len(res.Problems) != 0 {
+		t.Errorf("asked %v, problems %+v", asked, res.Problems)
+	}
+	var fromLib bool
+	for _, o := range res.Objects {
+		fromLib = fromLib || o.Source.File == filepath.Join(lib, "templates", "deployment.yaml")
+	}
+	if !fromLib {
+		t.Error("the dependency's objects are not placed in its own directory")
+	}
+
+	for name, mayLoad := range map[string]func(string) error{
+		"no MayLoad": nil,
+		"refused":    func(string) error { return errors.New("outside") },
+	} {
+		res := mustRender(t, Options{ChartDir: dir, MayLoad: mayLoad})
+		if len(res.Problems) != 1 || res.Problems[0].Kind != MissingDependency || len(res.Objects) != 1 {
+			t.Errorf("%s: problems %+v, %d objects", name, res.Problems, len(res.Objects))
+		}
 	}
 }

@@ -42,6 +42,9 @@ type Options struct {
 	// IncludeCRDs renders the files under each chart's crds/ directory too
 	// (`helm template --include-crds`; Flux and Argo CD install them).
 	IncludeCRDs bool
+	// MayLoad says whether a `file://` dependency's directory, not vendored
+	// under charts/, may be read (nil: none is); see localdeps.go.
+	MayLoad func(dir string) error
 }
 
 // Position is a place in a file. A file inside a chart archive has Archive set
@@ -140,9 +143,16 @@ func Render(opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: loading chart: %w", opts.ChartDir, err)
 	}
+	var local []localDependency
+	if !isArchive(opts.ChartDir) {
+		local = addLocalDependencies(chrt, opts.ChartDir, opts.MayLoad)
+	}
 	layout, err := newChartLayout(opts.ChartDir, chrt)
 	if err != nil {
 		return nil, err
+	}
+	for _, d := range local {
+		layout.place(d.chart, chartLocation{dir: d.dir})
 	}
 	caps, err := capabilities(opts)
 	if err != nil {
