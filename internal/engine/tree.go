@@ -394,6 +394,7 @@ func (e *Engine) gather(t *renderState, res *Result, slots []*FileResult, done r
 	res.Files = append(res.Files, t.extra...)
 	t.extra = nil
 	for _, fr := range res.Files {
+		t.unshareFixes(fr)
 		fr.own = append(fr.own, fr.Findings...)
 		fr.Findings = nil
 		t.charts.dropRendered(t, fr)

@@ -2,7 +2,10 @@ package engine
 
 import (
 	"os"
+	"slices"
+	"strings"
 
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/render"
 )
@@ -165,4 +168,71 @@ func (t *renderState) readsAs(path string) manifest.Context {
 		return manifest.Context{Kustomize: st.roots, Patch: !st.whole}
 	}
 	return manifest.Context{}
+}
+
+// unshareFixes drops the fix of a finding about rendered objects whose
+// file other roots read too without reporting it: the edit would change
+// what those roots render (a base's maxSurge removed for one overlay's
+// sake also goes from the overlay that set maxUnavailable: 0 and needs
+// it). A fix every reader of the file asks for stays.
+func (t *renderState) unshareFixes(fr *FileResult) {
+	reporters := map[findingPlace][]string{}
+	for _, f := range fr.Findings {
+		p := findingPlace{f.Rule, f.Line, f.Column}
+		reporters[p] = append(reporters[p], f.Roots...)
+	}
+	readers := t.files[t.key(fr.Input.Path)].readBy()
+	for i, f := range fr.Findings {
+		if f.Fix == nil || len(f.Roots) == 0 {
+			continue
+		}
+		var others []string
+		for _, r := range readers {
+			if !slices.Contains(reporters[findingPlace{f.Rule, f.Line, f.Column}], r) && !slices.Contains(others, r) && t.takesFrom(r, f, fr.Input.Path) {
+				others = append(others, r)
+			}
+		}
+		if len(others) > 0 {
+			fr.Findings[i].Fix = nil
+			who := "root " + others[0] + " reads this file too and does not"
+			if len(others) > 1 {
+				who = "roots " + strings.Join(others, ", ") + " read this file too and do not"
+			}
+			fr.Findings[i].Message += " (not fixable here: " + who + " need the change; edit it by hand, e.g. in a patch of the roots that do)"
+		}
+	}
+}
+
+// findingPlace is where a rule reported, whichever root it was for.
+type findingPlace struct {
+	rule         string
+	line, column int
+}
+
+// takesFrom reports whether root renders an object of f's kind whose
+// field f.Field comes from f's line of file: what editing that line
+// changes for it. Unsure (a field whose source is not known) is yes.
+func (t *renderState) takesFrom(root string, f analysis.Finding, file string) bool {
+	p, err := render.ParsePath(f.Field)
+	if err != nil {
+		return true
+	}
+	for _, res := range t.results {
+		if res.Problem != nil || t.show(res.Root.Dir) != root {
+			continue
+		}
+		for _, o := range res.Objects {
+			if o.Kind != f.Resource.Kind {
+				continue
+			}
+			if _, v := p.Get(o.Node); v == nil {
+				continue
+			}
+			l := t.renderer.Locate(res, o, p)
+			if !l.Exact || (t.key(l.File) == t.key(file) && l.Line == f.Line) {
+				return true
+			}
+		}
+	}
+	return false
 }
