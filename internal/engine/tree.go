@@ -136,6 +136,9 @@ type rootPlan struct {
 	flux  func() map[*render.Kustomization]*render.FluxApply
 	// fluxFiles are the files that mention Flux (read by flux).
 	fluxFiles func() []string
+	// postBuilds are the Flux Kustomizations that substitute variables
+	// in roots (read by flux).
+	postBuilds func() []*render.FluxPostBuild
 }
 
 // planRoots finds the roots to render and marks the files each reaches.
@@ -170,6 +173,7 @@ func (e *Engine) planRoots(t *renderState, inputs []manifest.Input, overlay map[
 		return data
 	}
 	var fluxFiles []string
+	var postBuilds []*render.FluxPostBuild
 	flux := sync.OnceValue(func() map[*render.Kustomization]*render.FluxApply {
 		files := make([]string, 0, len(inputs))
 		for _, in := range inputs {
@@ -191,7 +195,9 @@ func (e *Engine) planRoots(t *renderState, inputs []manifest.Input, overlay map[
 				fluxFiles = append(fluxFiles, files[i])
 			}
 		}
-		return g.FluxApplies(found)
+		applies := g.FluxApplies(found)
+		postBuilds = g.FluxPostBuilds(found)
+		return applies
 	})
 	if len(roots) > 0 {
 		for file, data := range g.AddFluxSettings(flux(), read) {
@@ -213,7 +219,8 @@ func (e *Engine) planRoots(t *renderState, inputs []manifest.Input, overlay map[
 			}
 		}
 	}
-	return rootPlan{roots: roots, flux: flux, fluxFiles: func() []string { flux(); return fluxFiles }}
+	return rootPlan{roots: roots, flux: flux, fluxFiles: func() []string { flux(); return fluxFiles },
+		postBuilds: func() []*render.FluxPostBuild { flux(); return postBuilds }}
 }
 
 // treeInputs are the files a run lints, in the order it lints them.
@@ -375,6 +382,7 @@ func (e *Engine) gather(t *renderState, res *Result, slots []*FileResult, done r
 		}
 		res.context = append(res.context, done.judged[i])
 	}
+	e.judgePostBuilds(t, files, slots, plan.postBuilds())
 	e.judgeChange(t, files, slots, plan)
 	e.gatherCharts(t, files, res)
 	// A Flux Kustomization whose spec.components Flux cannot build with.

@@ -71,7 +71,7 @@ func Apply(obj *yaml.Node, vars map[string]string) (*yaml.Node, error) {
 	}
 	j, err = sigsyaml.YAMLToJSON([]byte(out))
 	if err != nil {
-		return nil, fmt.Errorf("YAMLToJSON: %w", err)
+		return nil, fmt.Errorf("the substituted text does not read as YAML (YAMLToJSON: %w)", err)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(j, &doc); err != nil || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
