@@ -101,7 +101,7 @@ func objectVars(o valuesObject, vars map[string]fluxVar) {
 
 // judgePostBuilds judges what each Flux Kustomization with a post-build
 // substitution applies, and places its findings (see the top of this file).
-func (e *Engine) judgePostBuilds(t *renderState, files map[string]*FileResult, slots []*FileResult, pbs []*render.FluxPostBuild) {
+func (e *Engine) judgePostBuilds(t *renderState, files map[string]*FileResult, res *Result, slots []*FileResult, pbs []*render.FluxPostBuild) {
 	if len(pbs) == 0 {
 		return
 	}
@@ -131,13 +131,17 @@ func (e *Engine) judgePostBuilds(t *renderState, files map[string]*FileResult, s
 		case len(vars) == 0:
 			continue // Flux substitutes nothing without variables
 		}
+		var srcs []substSource
 		for _, root := range pb.Roots {
-			if res := t.byRoot[root.File]; res != nil && res.Problem == nil {
-				e.judgeSubstituted(t, files, pb, vars, rootObjects(t, res))
+			if r := t.byRoot[root.File]; r != nil && r.Problem == nil {
+				srcs = append(srcs, rootObjects(t, r))
 			}
 		}
 		if pb.Generated != "" {
-			e.judgeSubstituted(t, files, pb, vars, generatedObjects(t, slots, pb.Generated)...)
+			srcs = append(srcs, generatedObjects(t, slots, pb.Generated)...)
+		}
+		if fr := e.judgeSubstituted(t, files, pb, vars, srcs); fr != nil {
+			res.context = append(res.context, fr)
 		}
 	}
 }
@@ -213,36 +217,64 @@ func (e *Engine) postBuildErrorIn(t *renderState, files map[string]*FileResult, 
 	e.recordAt(t, files, f, file, line, col)
 }
 
-// judgeSubstituted substitutes vars in the objects of each source, judges
-// them, and places the findings about a field that held a placeholder.
-func (e *Engine) judgeSubstituted(t *renderState, files map[string]*FileResult, pb *render.FluxPostBuild, vars map[string]fluxVar, srcs ...substSource) {
+// substVariant is one source of what a Flux Kustomization applies after
+// substitution: where its findings go (see placeSubstituted).
+type substVariant struct {
+	pb   *render.FluxPostBuild
+	vars map[string]fluxVar
+	src  substSource
+}
+
+// judgeSubstituted substitutes vars in the objects of the sources, judges
+// the objects that held a placeholder, places the findings about a field
+// that held one, and returns every object observed for the
+// cross-resource rules as one application (the Flux Kustomization's), or
+// nil when Flux's substitution fails.
+func (e *Engine) judgeSubstituted(t *renderState, files map[string]*FileResult, pb *render.FluxPostBuild, vars map[string]fluxVar, srcs []substSource) *FileResult {
 	values := make(map[string]string, len(vars))
 	for k, v := range vars {
 		values[k] = v.value
 	}
+	app := analysis.AppID{Dir: fmt.Sprintf("%s#%d", pb.File, pb.Doc)}
+	fr := &FileResult{}
+	var found []analysis.Finding
 	for _, src := range srcs {
 		key := fmt.Sprintf("%s#%d!%s", pb.File, pb.Doc, src.file)
-		var objs []*manifest.Object
+		var changed []*manifest.Object
 		for i, n := range src.objs {
-			if n == nil || n.Kind != yaml.MappingNode || fluxsubst.Disabled(n) || !strings.Contains(nodeText(n), "${") {
+			if n == nil || n.Kind != yaml.MappingNode {
 				continue
 			}
-			sub, err := fluxsubst.Apply(n, values)
-			if err != nil {
-				e.postBuildError(t, files, pb, pb.PostBuild.Line, pb.PostBuild.Column, fmt.Sprintf("%s/%s of %s: %v",
-					manifest.ScalarValue(manifest.Path(n, "kind")), manifest.ScalarValue(manifest.Path(n, "metadata", "name")), src.from, err))
-				return
+			sub, substituted := n, !fluxsubst.Disabled(n) && strings.Contains(nodeText(n), "${")
+			if substituted {
+				var err error
+				if sub, err = fluxsubst.Apply(n, values); err != nil {
+					e.postBuildError(t, files, pb, pb.PostBuild.Line, pb.PostBuild.Column, fmt.Sprintf("%s/%s of %s: %v",
+						manifest.ScalarValue(manifest.Path(n, "kind")), manifest.ScalarValue(manifest.Path(n, "metadata", "name")), src.from, err))
+					return nil
+				}
 			}
-			if obj := manifest.NewObject(sub, key, i, false); obj != nil {
-				obj.Root, obj.Substituted = key, pb.File
-				objs = append(objs, obj)
+			obj := manifest.NewObject(sub, key, i, false)
+			if obj == nil {
+				continue
 			}
+			obj.Root, obj.Substituted = key, pb.File
+			if substituted {
+				changed = append(changed, obj)
+			}
+			e.observe(fr, obj, objectKey{i, -1}, app)
 		}
 		noJSONPatch := func(int, string) *yaml.Node { return nil }
-		for _, f := range e.checkObjects(objs, nil, noJSONPatch) {
+		found = e.checkObjects(changed, found[:0], noJSONPatch)
+		for _, f := range found {
 			e.placeSubstituted(t, files, pb, vars, src, f)
 		}
+		if t.substituted == nil {
+			t.substituted = map[string]substVariant{}
+		}
+		t.substituted[key] = substVariant{pb, vars, src}
 	}
+	return fr
 }
 
 // nodeText is every scalar of n, for a cheap test of whether it holds a
@@ -261,21 +293,20 @@ func nodeText(n *yaml.Node) string {
 }
 
 // placeSubstituted puts f, about object f.Doc of src after substitution,
-// at the placeholder its field held in the source; f is dropped when the
-// field held none (the object's own finding says it).
+// at the placeholder its field held in the source (the first, for a
+// mapping or list: a selector of variables); f is dropped when the field
+// held none (the unsubstituted object's own finding says it).
 func (e *Engine) placeSubstituted(t *renderState, files map[string]*FileResult, pb *render.FluxPostBuild, vars map[string]fluxVar, src substSource, f analysis.Finding) {
 	p, err := render.ParsePath(f.Field)
 	if err != nil || len(p) == 0 || f.Doc < 0 || f.Doc >= len(src.objs) {
 		return
 	}
 	_, v := p.Get(src.objs[f.Doc])
-	if v == nil || v.Kind != yaml.ScalarNode {
+	p, v = firstPlaceholder(p, v)
+	if v == nil {
 		return
 	}
 	holes := fluxsubst.Placeholders(v.Value)
-	if len(holes) == 0 {
-		return
-	}
 	var said []string
 	for _, h := range holes {
 		fv, ok := vars[h.Name]
@@ -297,6 +328,33 @@ func (e *Engine) placeSubstituted(t *renderState, files map[string]*FileResult, 
 		return
 	}
 	e.recordAt(t, files, f, file, line, placeholderColumn(file, line, col, holes[0].Name))
+}
+
+// firstPlaceholder is the first scalar at or below v (at p) that holds a
+// placeholder, and its path; nil when none does.
+func firstPlaceholder(p render.Path, v *yaml.Node) (render.Path, *yaml.Node) {
+	if v == nil {
+		return p, nil
+	}
+	switch v.Kind {
+	case yaml.ScalarNode:
+		if len(fluxsubst.Placeholders(v.Value)) > 0 {
+			return p, v
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			if q, n := firstPlaceholder(append(p[:len(p):len(p)], render.Step{Key: v.Content[i].Value}), v.Content[i+1]); n != nil {
+				return q, n
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range v.Content {
+			if q, n := firstPlaceholder(append(p[:len(p):len(p)], render.Step{Index: i, IsIndex: true}), c); n != nil {
+				return q, n
+			}
+		}
+	}
+	return p, nil
 }
 
 // placeholderColumn is the column of "${name" on line of file at or after

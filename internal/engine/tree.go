@@ -59,6 +59,9 @@ type renderState struct {
 	wd         namedDir   // the working directory, named ""
 	// change: under --base, the roots the change touches (base.go)
 	change *changeRun
+	// substituted: what Flux Kustomizations apply after their post-build
+	// substitution, by the File of its objects (postbuild.go)
+	substituted map[string]substVariant
 }
 
 // RunTree lints inputs as applications (see above); paths are what was
@@ -382,7 +385,7 @@ func (e *Engine) gather(t *renderState, res *Result, slots []*FileResult, done r
 		}
 		res.context = append(res.context, done.judged[i])
 	}
-	e.judgePostBuilds(t, files, slots, plan.postBuilds())
+	e.judgePostBuilds(t, files, res, slots, plan.postBuilds())
 	e.judgeChange(t, files, slots, plan)
 	e.gatherCharts(t, files, res)
 	// A Flux Kustomization whose spec.components Flux cannot build with.
@@ -420,6 +423,10 @@ func (e *Engine) finishTree(res *Result, t *renderState, files map[string]*FileR
 			if !app.judged.optOuts[objectKey{f.Doc, -1}].Has(f.Rule) {
 				e.placeChart(t, files, app, f)
 			}
+			return nil
+		}
+		if v, ok := t.substituted[f.File]; ok {
+			e.placeSubstituted(t, files, v.pb, v.vars, v.src, f)
 			return nil
 		}
 		if f.Rendered {
