@@ -105,9 +105,12 @@ func (e *Engine) judgePostBuilds(t *renderState, files map[string]*FileResult, r
 	if len(pbs) == 0 {
 		return
 	}
+	// The files are read again for ConfigMaps and Secrets only when a
+	// Kustomization substitutes from them.
 	var objects []valuesObject
+	from := slices.ContainsFunc(pbs, func(pb *render.FluxPostBuild) bool { return manifest.Path(pb.PostBuild, "substituteFrom") != nil })
 	for _, fr := range slots {
-		if fr.Input.Path == manifest.Stdin {
+		if !from || fr.Input.Path == manifest.Stdin {
 			continue
 		}
 		if _, _, vs, ok := readReleaseObjects(t.key(fr.Input.Path), "ConfigMap", "Secret"); ok {
