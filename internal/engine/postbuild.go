@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -38,25 +39,33 @@ type fluxVar struct {
 	from         string // "spec.postBuild.substitute", "ConfigMap/vars"
 }
 
+// unknownSource is a substituteFrom entry whose values are not known, and
+// why.
+type unknownSource struct {
+	ref *yaml.Node
+	why string
+}
+
 // postBuildVars are a Flux Kustomization's variables; missing is the
-// substituteFrom entry (not optional) that names nothing in the files
-// linted, or a Secret whose values are encrypted (SOPS): the variables
-// are then not known; bad is a variable whose name Flux refuses (its key
-// nil when there is none).
-func postBuildVars(pb *render.FluxPostBuild, objects []valuesObject) (vars map[string]fluxVar, missing *yaml.Node, bad fluxVar) {
+// substituteFrom entry whose values are not known (the variables are then
+// not known); bad is a variable whose name Flux refuses (its key nil when
+// there is none).
+func postBuildVars(pb *render.FluxPostBuild, objects []valuesObject) (vars map[string]fluxVar, missing *unknownSource, bad fluxVar) {
 	vars = map[string]fluxVar{}
 	if from := manifest.Path(pb.PostBuild, "substituteFrom"); from != nil && from.Kind == yaml.SequenceNode {
 		for _, ref := range from.Content {
 			kind := manifest.ScalarValue(manifest.Path(ref, "kind"))
 			name := manifest.ScalarValue(manifest.Path(ref, "name"))
-			i := slices.IndexFunc(objects, func(o valuesObject) bool {
-				return o.kind == kind && o.name == name && (o.namespace == "" || pb.Namespace == "" || o.namespace == pb.Namespace)
-			})
-			if i < 0 || manifest.Path(objects[i].node, "sops") != nil {
-				if manifest.ScalarValue(manifest.Path(ref, "optional")) == "true" && i < 0 {
-					continue
-				}
-				return nil, ref, fluxVar{}
+			i, ambiguous := nearestObject(pb, kind, name, objects)
+			switch {
+			case ambiguous:
+				return nil, &unknownSource{ref, "is defined in several files as near to the Flux Kustomization as each other"}, fluxVar{}
+			case i >= 0 && manifest.Path(objects[i].node, "sops") != nil:
+				return nil, &unknownSource{ref, "is encrypted (SOPS)"}, fluxVar{}
+			case i < 0 && manifest.ScalarValue(manifest.Path(ref, "optional")) == "true":
+				continue
+			case i < 0:
+				return nil, &unknownSource{ref, "is not in the files linted (made in the cluster?)"}, fluxVar{}
 			}
 			objectVars(objects[i], vars)
 		}
@@ -73,6 +82,38 @@ func postBuildVars(pb *render.FluxPostBuild, objects []valuesObject) (vars map[s
 		}
 	}
 	return vars, nil, fluxVar{}
+}
+
+// nearestObject is the index in objects of the ConfigMap or Secret a
+// substituteFrom entry names, in the Flux Kustomization's namespace: of
+// several (each cluster's directory has its own cluster-vars), the one in
+// the directory nearest the Flux Kustomization's file; -1 when there is
+// none, or (ambiguous) when two are as near: which one the cluster has
+// is not known.
+func nearestObject(pb *render.FluxPostBuild, kind, name string, objects []valuesObject) (int, bool) {
+	best, bestLen, tie := -1, -1, false
+	dir := filepath.Dir(pb.File) + string(filepath.Separator)
+	for i, o := range objects {
+		if o.kind != kind || o.name != name || o.namespace != "" && pb.Namespace != "" && o.namespace != pb.Namespace {
+			continue
+		}
+		other := filepath.Dir(o.file) + string(filepath.Separator)
+		n := 0
+		for n < len(dir) && n < len(other) && dir[n] == other[n] {
+			n++
+		}
+		n = strings.LastIndex(dir[:n], string(filepath.Separator)) // whole directories only
+		switch {
+		case n > bestLen:
+			best, bestLen, tie = i, n, false
+		case n == bestLen:
+			tie = true
+		}
+	}
+	if tie {
+		return -1, true
+	}
+	return best, false
 }
 
 // objectVars adds the data of a ConfigMap or Secret to vars.
@@ -122,10 +163,10 @@ func (e *Engine) judgePostBuilds(t *renderState, files map[string]*FileResult, r
 		switch {
 		case missing != nil:
 			if e.Enabled(notRenderedID) {
-				f := e.fileFinding("", notRenderedID, fmt.Sprintf("not substituted: %s/%s is not in the files linted (made in the cluster, or encrypted), so the variables of Flux Kustomization %s are not known; what it applies is judged without its post-build substitution",
-					manifest.ScalarValue(manifest.Path(missing, "kind")), manifest.ScalarValue(manifest.Path(missing, "name")), pb.Name))
+				f := e.fileFinding("", notRenderedID, fmt.Sprintf("not substituted: %s/%s %s, so the variables of Flux Kustomization %s are not known; what it applies is judged without its post-build substitution",
+					manifest.ScalarValue(manifest.Path(missing.ref, "kind")), manifest.ScalarValue(manifest.Path(missing.ref, "name")), missing.why, pb.Name))
 				f.Unrendered = analysis.Substitution
-				e.recordAt(t, files, f, pb.File, missing.Line, missing.Column)
+				e.recordAt(t, files, f, pb.File, missing.ref.Line, missing.ref.Column)
 			}
 			continue
 		case bad.key != nil:
