@@ -52,6 +52,13 @@ func visitRendered(p *analysis.Pass) schemawalk.Visitor {
 				return false
 			}
 			path := c.Path.String()
+			if p.Object.Substituted != "" {
+				// No fix: quoting the placeholder does not help (Flux
+				// writes the object out from JSON before it substitutes).
+				p.Report(n, path, nil,
+					"%s is the %s after Flux's post-build substitution, not a string: kustomize-controller substitutes the object's text and reads it back as YAML 1.1, and the API server rejects the object; quotes around the placeholder do not help (Flux writes the object out without them): write them into the variable's value where it is defined (VAR: '\"yes\"')", path, v.Describe())
+				return false
+			}
 			p.Report(n, path, p.Quote(n, "quote the value"),
 				"%s is rendered by kustomize as %s, not a string: the API server rejects the object; quote the value in the patch", path, v.Describe())
 			return false

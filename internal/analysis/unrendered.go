@@ -37,6 +37,11 @@ const (
 	// ChartDependency: a dependency a chart of the repository lists and
 	// does not vendor; the chart is rendered without it.
 	ChartDependency
+	// Substitution: a Flux Kustomization's post-build substitution whose
+	// variables come from a ConfigMap or Secret not in the files linted
+	// (made in the cluster, or encrypted): what it applies is judged
+	// without the substitution.
+	Substitution
 )
 
 // Plural names n applications of kind u for the summary line ("2 Helm
@@ -48,7 +53,7 @@ func (u Unrendered) Plural(n int) string {
 
 // Key is u's name in JSON output.
 func (u Unrendered) Key() string {
-	return [...]string{"", "helmRelease", "helmCharts", "remoteBase", "function", "applicationSet", "toolSource", "outsideScope", "overBudget", "chartDependency"}[u]
+	return [...]string{"", "helmRelease", "helmCharts", "remoteBase", "function", "applicationSet", "toolSource", "outsideScope", "overBudget", "chartDependency", "fluxSubstitution"}[u]
 }
 
 func (u Unrendered) names() (one, many string) {
@@ -71,6 +76,8 @@ func (u Unrendered) names() (one, many string) {
 		return "root over its render budget", "roots over their render budget"
 	case ChartDependency:
 		return "chart dependency not vendored", "chart dependencies not vendored"
+	case Substitution:
+		return "Flux substitution", "Flux substitutions"
 	}
 	return "application", "applications"
 }

@@ -59,6 +59,9 @@ type renderState struct {
 	wd         namedDir   // the working directory, named ""
 	// change: under --base, the roots the change touches (base.go)
 	change *changeRun
+	// substituted: what Flux Kustomizations apply after their post-build
+	// substitution, by the File of its objects (postbuild.go)
+	substituted map[string]substVariant
 }
 
 // RunTree lints inputs as applications (see above); paths are what was
@@ -136,6 +139,9 @@ type rootPlan struct {
 	flux  func() map[*render.Kustomization]*render.FluxApply
 	// fluxFiles are the files that mention Flux (read by flux).
 	fluxFiles func() []string
+	// postBuilds are the Flux Kustomizations that substitute variables
+	// in roots (read by flux).
+	postBuilds func() []*render.FluxPostBuild
 }
 
 // planRoots finds the roots to render and marks the files each reaches.
@@ -170,6 +176,7 @@ func (e *Engine) planRoots(t *renderState, inputs []manifest.Input, overlay map[
 		return data
 	}
 	var fluxFiles []string
+	var postBuilds []*render.FluxPostBuild
 	flux := sync.OnceValue(func() map[*render.Kustomization]*render.FluxApply {
 		files := make([]string, 0, len(inputs))
 		for _, in := range inputs {
@@ -191,7 +198,9 @@ func (e *Engine) planRoots(t *renderState, inputs []manifest.Input, overlay map[
 				fluxFiles = append(fluxFiles, files[i])
 			}
 		}
-		return g.FluxApplies(found)
+		applies := g.FluxApplies(found)
+		postBuilds = g.FluxPostBuilds(found)
+		return applies
 	})
 	if len(roots) > 0 {
 		for file, data := range g.AddFluxSettings(flux(), read) {
@@ -213,7 +222,8 @@ func (e *Engine) planRoots(t *renderState, inputs []manifest.Input, overlay map[
 			}
 		}
 	}
-	return rootPlan{roots: roots, flux: flux, fluxFiles: func() []string { flux(); return fluxFiles }}
+	return rootPlan{roots: roots, flux: flux, fluxFiles: func() []string { flux(); return fluxFiles },
+		postBuilds: func() []*render.FluxPostBuild { flux(); return postBuilds }}
 }
 
 // treeInputs are the files a run lints, in the order it lints them.
@@ -375,6 +385,7 @@ func (e *Engine) gather(t *renderState, res *Result, slots []*FileResult, done r
 		}
 		res.context = append(res.context, done.judged[i])
 	}
+	e.judgePostBuilds(t, files, res, slots, plan.postBuilds())
 	e.judgeChange(t, files, slots, plan)
 	e.gatherCharts(t, files, res)
 	// A Flux Kustomization whose spec.components Flux cannot build with.
@@ -413,6 +424,10 @@ func (e *Engine) finishTree(res *Result, t *renderState, files map[string]*FileR
 			if !app.judged.optOuts[objectKey{f.Doc, -1}].Has(f.Rule) {
 				e.placeChart(t, files, app, f)
 			}
+			return nil
+		}
+		if v, ok := t.substituted[f.File]; ok {
+			e.placeSubstituted(t, files, v.pb, v.vars, v.src, f)
 			return nil
 		}
 		if f.Rendered {

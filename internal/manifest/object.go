@@ -73,6 +73,10 @@ type Object struct {
 	// Root is, for an object kustomize rendered, the kustomization file of
 	// its root; "" for an object as written.
 	Root string
+	// Substituted is, for an object after a Flux Kustomization's
+	// post-build variable substitution, that Kustomization's file: its
+	// values are what kustomize-controller read back as YAML 1.1.
+	Substituted string
 
 	memo map[string]any // see Memo
 }
