@@ -3,9 +3,11 @@ package render
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/shipshape-dev/shipshape/internal/cache"
@@ -199,5 +201,35 @@ func TestObjectsCodecRoundTrip(t *testing.T) {
 				t.Fatalf("%s: cut at %d decodes", root, cut)
 			}
 		}
+	}
+}
+
+// Runs at once on one cache directory (one store each, as processes
+// are): each renders what a run without the cache renders.
+func TestRenderCacheConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 6 {
+		files[fmt.Sprintf("app%d/kustomization.yaml", i)] = "resources: [../base]\nnamePrefix: p" + fmt.Sprint(i) + "-\n"
+	}
+	files["base/kustomization.yaml"] = "resources: [cm.yaml]\n"
+	files["base/cm.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: v}\n"
+	testtree.Write(t, dir, files)
+	want, _ := renderCached(t, dir, nil)
+	cacheDir := t.TempDir()
+	var wg sync.WaitGroup
+	got := make([]map[string]string, 4)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 3 {
+				got[i], _ = renderCached(t, dir, cache.Open(cacheDir))
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range got {
+		sameRenders(t, fmt.Sprint("run ", i), got[i], want)
 	}
 }
