@@ -38,16 +38,34 @@ type fsRead struct {
 
 // readLog is the questions of one build, in order. A build that used a
 // way in the log cannot replay (Open, Walk, a write) is not cached.
+// A question asked again with the same answer (kustomize loads a base
+// once per overlay that lists it) is logged once; another answer (a
+// listing that changed while the root rendered) is logged too, and no
+// replay gets both.
 type readLog struct {
 	mu         sync.Mutex
 	reads      []fsRead
+	asked      map[fsQuestion][sha256.Size]byte
 	unreplayed string // the first such way, "" when there is none
+}
+
+type fsQuestion struct {
+	op   fsOp
+	path string
 }
 
 func (l *readLog) add(op fsOp, path string, answer [sha256.Size]byte) {
 	l.mu.Lock()
+	defer l.mu.Unlock()
+	q := fsQuestion{op, path}
+	if first, ok := l.asked[q]; ok && first == answer {
+		return
+	}
+	if l.asked == nil {
+		l.asked = map[fsQuestion][sha256.Size]byte{}
+	}
+	l.asked[q] = answer
 	l.reads = append(l.reads, fsRead{op, path, answer})
-	l.mu.Unlock()
 }
 
 func (l *readLog) cannotReplay(way string) {
@@ -58,45 +76,42 @@ func (l *readLog) cannotReplay(way string) {
 	l.mu.Unlock()
 }
 
-// answer asks fsys the question (op, path) and hashes its answer, the
-// same way when recording and when checking.
+// answer asks fsys the question (op, path) and hashes its answer, as the
+// build that logged it hashed what it was told (see loggingFS).
 func answer(fsys filesys.FileSystem, op fsOp, path string) [sha256.Size]byte {
-	h := sha256.New()
-	put := func(parts ...string) {
-		for _, p := range parts {
-			h.Write([]byte(p))
-			h.Write([]byte{0})
-		}
-	}
-	errText := func(err error) string {
-		if err == nil {
-			return "ok"
-		}
-		return "error: " + err.Error()
-	}
 	switch op {
 	case opReadFile:
 		data, err := fsys.ReadFile(path)
-		put(errText(err))
-		h.Write(data)
+		return hashAnswer(err, data)
 	case opIsDir:
-		put(boolText(fsys.IsDir(path)))
+		return hashAnswer(nil, nil, boolText(fsys.IsDir(path)))
 	case opExists:
-		put(boolText(fsys.Exists(path)))
+		return hashAnswer(nil, nil, boolText(fsys.Exists(path)))
 	case opCleanedAbs:
 		dir, file, err := fsys.CleanedAbs(path)
-		put(errText(err), string(dir), file)
+		return hashAnswer(err, nil, string(dir), file)
 	case opReadDir:
 		names, err := fsys.ReadDir(path)
-		put(errText(err))
-		put(names...)
+		return hashAnswer(err, nil, names...)
 	case opGlob:
 		matches, err := fsys.Glob(path)
-		put(errText(err))
-		put(matches...)
-	default:
-		put("unknown question")
+		return hashAnswer(err, nil, matches...)
 	}
+	return hashAnswer(errBadLog, nil)
+}
+
+// hashAnswer hashes an answer: its error, its bytes, its strings.
+func hashAnswer(err error, data []byte, parts ...string) [sha256.Size]byte {
+	h := sha256.New()
+	if err != nil {
+		h.Write([]byte("error: " + err.Error()))
+	}
+	h.Write([]byte{0})
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	h.Write(data)
 	var sum [sha256.Size]byte
 	h.Sum(sum[:0])
 	return sum
@@ -111,47 +126,46 @@ func boolText(b bool) string {
 
 // loggingFS is the file system a cached build reads through: every
 // question is asked of the file system below (readOnlyFS, which reads
-// each file once), and logged with its answer's hash.
+// each file once), and logged with the hash of the answer kustomize got.
 type loggingFS struct {
 	filesys.FileSystem
 	log *readLog
 }
 
-// ask logs (op, path) with the answer's hash and returns it to the caller
-// by asking again: readOnlyFS answers each question once from memory, so
-// the second asking costs a map lookup.
-func (f loggingFS) ask(op fsOp, path string) {
-	f.log.add(op, path, answer(f.FileSystem, op, path))
-}
-
 func (f loggingFS) ReadFile(path string) ([]byte, error) {
-	f.ask(opReadFile, path)
-	return f.FileSystem.ReadFile(path)
+	data, err := f.FileSystem.ReadFile(path)
+	f.log.add(opReadFile, path, hashAnswer(err, data))
+	return data, err
 }
 
 func (f loggingFS) IsDir(path string) bool {
-	f.ask(opIsDir, path)
-	return f.FileSystem.IsDir(path)
+	v := f.FileSystem.IsDir(path)
+	f.log.add(opIsDir, path, hashAnswer(nil, nil, boolText(v)))
+	return v
 }
 
 func (f loggingFS) Exists(path string) bool {
-	f.ask(opExists, path)
-	return f.FileSystem.Exists(path)
+	v := f.FileSystem.Exists(path)
+	f.log.add(opExists, path, hashAnswer(nil, nil, boolText(v)))
+	return v
 }
 
 func (f loggingFS) CleanedAbs(path string) (filesys.ConfirmedDir, string, error) {
-	f.ask(opCleanedAbs, path)
-	return f.FileSystem.CleanedAbs(path)
+	dir, file, err := f.FileSystem.CleanedAbs(path)
+	f.log.add(opCleanedAbs, path, hashAnswer(err, nil, string(dir), file))
+	return dir, file, err
 }
 
 func (f loggingFS) ReadDir(path string) ([]string, error) {
-	f.ask(opReadDir, path)
-	return f.FileSystem.ReadDir(path)
+	names, err := f.FileSystem.ReadDir(path)
+	f.log.add(opReadDir, path, hashAnswer(err, nil, names...))
+	return names, err
 }
 
 func (f loggingFS) Glob(pattern string) ([]string, error) {
-	f.ask(opGlob, pattern)
-	return f.FileSystem.Glob(pattern)
+	matches, err := f.FileSystem.Glob(pattern)
+	f.log.add(opGlob, pattern, hashAnswer(err, nil, matches...))
+	return matches, err
 }
 
 func (f loggingFS) Open(path string) (filesys.File, error) {
