@@ -13,6 +13,8 @@ import (
 
 	"github.com/shipshape-dev/shipshape/internal/testtree"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/testtree"
 )
 
 // TestDocsCIShards runs the shard examples of docs/ci.md as written (the

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/cache"
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/engine"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
@@ -28,6 +29,8 @@ type commonFlags struct {
 	renderTime  string
 	renderMem   string
 	charts      string
+	cacheDir    string
+	noCache     bool
 }
 
 func (c *commonFlags) register(fs *pflag.FlagSet) {
@@ -39,6 +42,8 @@ func (c *commonFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.render, "render", "", "auto: render kustomize roots and judge what they make (default); none: judge files as written")
 	fs.StringVar(&c.renderTime, "render-time", "", "time one kustomize root may take to render (default 60s; renderBudget.time in the config)")
 	fs.StringVar(&c.charts, "charts", "", "directory of chart archives (NAME-VERSION.tgz, as helm pull writes) to render HelmReleases of chart repositories from; nothing is fetched (helm.charts in the config)")
+	fs.StringVar(&c.cacheDir, "cache-dir", "", "directory of the cache of kustomize roots' renderings (default: $SHIPSHAPE_CACHE, else shipshape in the user's cache directory; trimmed to 512 MB)")
+	fs.BoolVar(&c.noCache, "no-cache", false, "render every kustomize root, neither reading nor writing the cache")
 	fs.StringVar(&c.renderMem, "render-memory", "", "memory one kustomize root may be estimated to need to render (default 4Gi; renderBudget.memory in the config)")
 }
 
@@ -80,6 +85,7 @@ func (c *commonFlags) setup(args []string, stdin io.Reader) (*session, error) {
 		return nil, err
 	}
 	eng.Stdin = stdin
+	eng.Cache = c.cache()
 	failOn := eng.FailOn()
 	if c.failOn != "" {
 		if failOn, err = analysis.ParseFailOn(c.failOn); err != nil {
@@ -96,6 +102,29 @@ func (c *commonFlags) setup(args []string, stdin io.Reader) (*session, error) {
 		return nil, fmt.Errorf("--render: %q is not auto or none", mode)
 	}
 	return &session{eng: eng, cfg: cfg, paths: args, failOn: failOn, render: mode != "none"}, nil
+}
+
+// cache is the store --cache-dir, $SHIPSHAPE_CACHE or the user's cache
+// directory names; nil with --no-cache or SHIPSHAPE_CACHE=off.
+func (c *commonFlags) cache() *cache.Store {
+	if c.noCache {
+		return nil
+	}
+	dir := c.cacheDir
+	if dir == "" {
+		dir = cache.DefaultDir()
+	}
+	if dir == "" {
+		return nil
+	}
+	return cache.Open(dir)
+}
+
+// useCache has the cache say on stderr, once, that it cannot store.
+func (s *session) useCache(stderr io.Writer) {
+	if s.eng.Cache != nil {
+		s.eng.Cache.Warn = stderr
+	}
 }
 
 // inputs is the files to lint, found as the walk goes (manifest.Walk),

@@ -32,6 +32,8 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := ses.withBase(fs, base); err != nil {
 		return usageError(stderr, err)
 	}
+	ses.useCache(stderr)
+	defer ses.eng.Cache.Trim()
 	// The whole walk comes first: files are rewritten (through temporary
 	// files beside them) while the run goes on, and a walk still going
 	// could find those.

@@ -39,6 +39,8 @@ func runLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := ses.withBase(fs, base); err != nil {
 		return usageError(stderr, err)
 	}
+	ses.useCache(stderr)
+	defer ses.eng.Cache.Trim()
 	var walkErrs []manifest.WalkError
 	res := ses.run(ses.inputs(&walkErrs))
 	findings, err := part.keep(append(walkFindings(walkErrs), res.Findings...))

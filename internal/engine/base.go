@@ -119,7 +119,7 @@ func (e *Engine) judgeChangedRoots(t *renderState, files map[string]*FileResult,
 	}
 	bg.SetRoots(baseRoots)
 	br := render.NewRenderer(bg)
-	br.LoadRestrictionsNone, br.Budget = t.renderer.LoadRestrictionsNone, t.renderer.Budget
+	br.LoadRestrictionsNone, br.Budget, br.Cache = t.renderer.LoadRestrictionsNone, t.renderer.Budget, t.renderer.Cache
 	e.fluxAtBase(bg, br, plan)
 	rendered := map[*render.Kustomization]*render.Result{}
 	for _, res := range br.RenderAll(context.Background(), baseRoots) {

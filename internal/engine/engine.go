@@ -10,6 +10,7 @@ package engine
 import (
 	"cmp"
 	"fmt"
+	"github.com/shipshape-dev/shipshape/internal/cache"
 	"io"
 	"iter"
 	"os"
@@ -57,6 +58,10 @@ type Engine struct {
 	ChartsDir string
 	// Stdin is read for the path "-".
 	Stdin io.Reader
+	// Cache, when set, keeps kustomize roots' renderings between runs
+	// (internal/cache; render's rendercache.go), for the work tree's
+	// roots and --base's alike.
+	Cache *cache.Store
 	// KeepSource keeps each file's bytes in its result after the run (the
 	// fix driver applies fixes to them); node trees are never kept.
 	KeepSource bool

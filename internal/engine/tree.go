@@ -113,6 +113,7 @@ func (e *Engine) newRenderState(named []string, overlay map[string][]byte, g *re
 	t := &renderState{graph: g, renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, judged: map[string]*FileResult{}, files: map[string]*fileState{}, keepSource: e.KeepSource}
 	t.renderer.LoadRestrictionsNone = e.cfg.LoadRestrictor == "LoadRestrictionsNone"
 	t.renderer.Budget = e.RenderBudget
+	t.renderer.Cache = e.Cache
 	t.excluded = e.cfg.Excluder()
 	for _, n := range named {
 		if abs, err := filepath.Abs(n); err == nil {

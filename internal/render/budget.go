@@ -245,12 +245,12 @@ type built struct {
 // alone would abandon roots that are merely waiting. The process's CPU
 // time includes the other roots rendering beside it, so a runaway build
 // is abandoned no later than its own CPU time says, and maybe sooner.
-func (r *Renderer) runWithin(root *Kustomization) (resmap.ResMap, error) {
+func (r *Renderer) runWithin(root *Kustomization, log *readLog) (resmap.ResMap, error) {
 	b := r.budget()
 	done := make(chan built, 1) // never blocks an abandoned build
 	cpu0 := processCPU()
 	go func() {
-		m, err := r.run(root, false)
+		m, err := r.run(root, false, log)
 		done <- built{m, err}
 	}()
 	timer := time.NewTimer(b.Time)

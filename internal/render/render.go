@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"github.com/shipshape-dev/shipshape/internal/cache"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -133,6 +134,9 @@ type Renderer struct {
 	// Budget bounds each root's rendering; zero fields are
 	// DefaultBudget's.
 	Budget Budget
+	// Cache, when set, keeps roots' renderings between runs
+	// (rendercache.go).
+	Cache *cache.Store
 	// unrestricted holds the roots (by directory) rendered as if
 	// LoadRestrictionsNone were set: those Flux applies (see Unrestrict).
 	unrestricted sync.Map
@@ -197,7 +201,7 @@ func (r *Renderer) Render(root *Kustomization) *Result {
 	if res.Problem = r.overBudget(root); res.Problem != nil {
 		return res
 	}
-	m, err := r.runWithin(root)
+	objs, err := r.build(root)
 	if res.Problem = budgetFailure(root, err); res.Problem != nil {
 		return res
 	}
@@ -207,9 +211,7 @@ func (r *Renderer) Render(root *Kustomization) *Result {
 		res.Problem.Cause = causeOf(root, res.Problem)
 		return res
 	}
-	for i, rs := range m.Resources() {
-		res.Objects = append(res.Objects, newObject(i, rs))
-	}
+	res.Objects = objs
 	// kustomize build writes the objects through JSON, which has no
 	// infinities or NaN: a value kustomize read as one (.inf) fails it.
 	for _, o := range res.Objects {
@@ -297,7 +299,7 @@ func (r *Renderer) Trace(res *Result) error {
 			res.traceErr = res.Problem
 			return
 		}
-		m, err := r.run(res.Root, true)
+		m, err := r.run(res.Root, true, nil)
 		if err != nil {
 			res.traceErr = err
 			return
@@ -326,6 +328,15 @@ func (r *Renderer) Trace(res *Result) error {
 	return res.traceErr
 }
 
+// objectsOf makes the Objects of rendered resources.
+func objectsOf(rs []*resource.Resource) []*Object {
+	objs := make([]*Object, len(rs))
+	for i, r := range rs {
+		objs[i] = newObject(i, r)
+	}
+	return objs
+}
+
 // newObject makes the Object of a rendered resource.
 func newObject(i int, rs *resource.Resource) *Object {
 	return &Object{
@@ -340,11 +351,14 @@ func newObject(i int, rs *resource.Resource) *Object {
 
 // run builds root with krusty; with trace, the root kustomization is read
 // with buildMetadata (origin and transformer annotations kept).
-func (r *Renderer) run(root *Kustomization, trace bool) (m resmap.ResMap, err error) {
+func (r *Renderer) run(root *Kustomization, trace bool, log *readLog) (m resmap.ResMap, err error) {
 	dir := root.Dir // real (Graph.Load), as kustomize reads it
 	var fs filesys.FileSystem = r.fs
 	if trace {
 		fs = tracingFS{r.fs, filepath.Clean(root.File)}
+	}
+	if log != nil { // a build for the cache (rendercache.go)
+		fs = loggingFS{fs, log}
 	}
 	guard := &guardedFS{FileSystem: fs, costs: r.fs, data: r.graph.Embedded(root)}
 	fs = guard

@@ -129,7 +129,7 @@ func TestNoProcessNoNetwork(t *testing.T) {
 			continue
 		}
 		before := tr.calls.Load()
-		_, err := r.run(root, false)
+		_, err := r.run(root, false, nil)
 		if err == nil {
 			t.Errorf("%s: rendered without its remote entry", c.root)
 		}

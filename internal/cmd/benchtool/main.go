@@ -33,6 +33,12 @@
 // and does nothing else: no file is linted, no object judged. Beside the
 // floor it is the least that rendering adds to any linter built on
 // kustomize's library (kustomize parses the files a root reaches again).
+//
+//	benchtool validate [-stat] DIR...
+//
+// stats, reads and hashes every YAML file under the directories (-stat:
+// stats only): what checking a whole repository's cache costs by itself
+// (validate.go).
 package main
 
 import (
@@ -57,7 +63,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: benchtool run|resourcelist|inittrace|roots|render ...")
+		fmt.Fprintln(os.Stderr, "usage: benchtool run|resourcelist|inittrace|roots|render|validate ...")
 		os.Exit(2)
 	}
 	var err error
@@ -72,6 +78,8 @@ func main() {
 		err = roots(os.Args[2:])
 	case "render":
 		err = renderOnly(os.Args[2:])
+	case "validate":
+		err = validate(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}

@@ -1,0 +1,291 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/shipshape-dev/shipshape/internal/corpus"
+	"github.com/shipshape-dev/shipshape/internal/testtree"
+)
+
+// The cache's exactness: a warm run prints what a cold run printed, byte
+// for byte, and after any edit what a run without the cache prints.
+
+func TestCacheExact(t *testing.T) {
+	wantCacheExact(t, filepath.Join("..", "..", "testdata", "render"), 16)
+}
+
+// TestCorpusCache is the same over the corpus and the kustomize corpus
+// (without the race detector: .ci/run runs it by name).
+func TestCorpusCache(t *testing.T) {
+	// Edits per corpus: the kustomize corpus is where renderings are
+	// cached; the corpus has few roots.
+	srcs := []struct {
+		dir   string
+		edits int
+	}{{corpus.KustomizeDir(t), 8}, {corpus.Dir(t), 4}}
+	if corpus.Stride() > 1 {
+		t.Skip("race detector on: the corpus cache test runs without it (.ci/run, go test -run Corpus)")
+	}
+	for _, src := range srcs {
+		t.Run(filepath.Base(src.dir), func(t *testing.T) { wantCacheExact(t, src.dir, src.edits) })
+	}
+}
+
+// wantCacheExact copies src, then compares a cold run with a warm one,
+// and after each of edits random edits (seeded) a warm run with one
+// without the cache.
+func wantCacheExact(t *testing.T, src string, edits int) {
+	tree := filepath.Join(t.TempDir(), "tree")
+	testtree.Copy(t, src, tree)
+	cacheDir := t.TempDir()
+	lint := func(flags ...string) string {
+		return runIn(t, tree, exitOK, append(append([]string{"lint", "--fail-on", "none", "--format", "json"}, flags...), tree)...)
+	}
+	cold := lint("--cache-dir", cacheDir)
+	if entries := cacheEntries(t, cacheDir); len(entries) == 0 {
+		t.Fatal("the cold run stored nothing")
+	}
+	if warm := lint("--cache-dir", cacheDir); warm != cold {
+		t.Fatalf("the warm run differs from the cold one:\n%s", firstDiff(warm, cold))
+	}
+	rng := rand.New(rand.NewPCG(37, 2))
+	ed := &editor{t: t, root: tree, rng: rng}
+	for i := range edits {
+		what := ed.edit(i)
+		warm := lint("--cache-dir", cacheDir)
+		if fresh := lint("--no-cache"); warm != fresh {
+			t.Fatalf("after edit %d (%s), the warm run differs from one without the cache:\n%s", i, what, firstDiff(warm, fresh))
+		}
+		t.Logf("edit %d: %s", i, what)
+	}
+}
+
+func cacheEntries(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// firstDiff shows where two outputs part.
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range min(len(g), len(w)) {
+		if g[i] != w[i] {
+			return fmt.Sprintf("line %d:\n  got:  %s\n  want: %s", i+1, g[i], w[i])
+		}
+	}
+	return fmt.Sprintf("%d lines, want %d", len(g), len(w))
+}
+
+// editor makes random edits of the kinds a repository sees between two
+// commits.
+type editor struct {
+	t    *testing.T
+	root string
+	rng  *rand.Rand
+	// pending is a file a kustomization was made to name, created by the
+	// next edit.
+	pending string
+}
+
+// labelsBlock is a block mapping of labels; its first entry's indent is
+// the submatch.
+var labelsBlock = regexp.MustCompile(`(?m)^\s*labels:\n( +)[\w"]`)
+
+var scalarLine = regexp.MustCompile(`(?m)^(\s+[A-Za-z][\w.-]*: )([A-Za-z0-9][\w.-]*)$`)
+
+func (e *editor) files(match func(string) bool) []string {
+	var out []string
+	_ = filepath.WalkDir(e.root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) && match(p) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	slices.Sort(out)
+	return out
+}
+
+func (e *editor) pick(list []string) string {
+	if len(list) == 0 {
+		return ""
+	}
+	return list[e.rng.IntN(len(list))]
+}
+
+func (e *editor) rel(p string) string {
+	r, _ := filepath.Rel(e.root, p)
+	return r
+}
+
+func (e *editor) read(p string) []byte {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return data
+}
+
+func (e *editor) write(p string, data []byte) {
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// edit makes edit i and says what it did.
+func (e *editor) edit(i int) string {
+	if e.pending != "" {
+		p := e.pending
+		e.pending = ""
+		e.write(p, []byte(fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: added-%d\n  labels: {app: added}\ndata: {k: v}\n", i)))
+		return "created " + e.rel(p) + ", which a kustomization names"
+	}
+	any := func(string) bool { return true }
+	isKust := func(p string) bool { return filepath.Base(p) == "kustomization.yaml" }
+	switch kind := e.rng.IntN(7); kind {
+	case 0, 1: // a value; half the time in a base other roots share
+		inBase := func(p string) bool { return kind == 1 == strings.Contains(p, "/base/") }
+		for range 20 {
+			p := e.pick(e.files(inBase))
+			if p == "" {
+				p = e.pick(e.files(any))
+			}
+			data := e.read(p)
+			locs := scalarLine.FindAllSubmatchIndex(data, -1)
+			if len(locs) == 0 {
+				continue
+			}
+			m := locs[e.rng.IntN(len(locs))]
+			e.write(p, slices.Concat(data[:m[5]], []byte(fmt.Sprintf("x%d", i)), data[m[5]:]))
+			return fmt.Sprintf("changed the value of %q in %s", bytes.TrimSpace(data[m[2]:m[3]]), e.rel(p))
+		}
+		return "no value to change"
+	case 2: // a label
+		p := e.pick(e.files(func(p string) bool { return labelsBlock.Match(e.read(p)) }))
+		if p == "" {
+			return "no labels to change"
+		}
+		data := e.read(p)
+		m := labelsBlock.FindSubmatchIndex(data)
+		indent := data[m[2]:m[3]]
+		e.write(p, slices.Concat(data[:m[2]], []byte(fmt.Sprintf("%sedited-%d: %q\n", indent, i, "yes")), data[m[2]:]))
+		return "added a label in " + e.rel(p)
+	case 3: // broken YAML
+		p := e.pick(e.files(any))
+		e.write(p, append(e.read(p), []byte("\nbroken: [unclosed\n")...))
+		return "broke the YAML of " + e.rel(p)
+	case 4: // a rename
+		p := e.pick(e.files(func(p string) bool { return !isKust(p) }))
+		q := strings.TrimSuffix(p, filepath.Ext(p)) + "-renamed.yaml"
+		if err := os.Rename(p, q); err != nil {
+			e.t.Fatal(err)
+		}
+		return "renamed " + e.rel(p)
+	case 5: // a deletion
+		p := e.pick(e.files(func(p string) bool { return !isKust(p) }))
+		if err := os.Remove(p); err != nil {
+			e.t.Fatal(err)
+		}
+		return "deleted " + e.rel(p)
+	default: // a kustomization names a file that does not exist yet
+		p := e.pick(e.files(func(p string) bool { return isKust(p) && bytes.Contains(e.read(p), []byte("\nresources:\n- ")) }))
+		if p == "" {
+			return "no kustomization lists resources"
+		}
+		name := fmt.Sprintf("added-%d.yaml", i)
+		e.write(p, bytes.Replace(e.read(p), []byte("\nresources:\n- "), []byte("\nresources:\n- "+name+"\n- "), 1))
+		e.pending = filepath.Join(filepath.Dir(p), name)
+		return e.rel(p) + " names " + name + ", not there yet"
+	}
+}
+
+// Damaged entries (cut short, a byte flipped) are ignored: the run prints
+// what it printed cold.
+func TestCacheDamaged(t *testing.T) {
+	tree := filepath.Join(t.TempDir(), "tree")
+	testtree.Copy(t, filepath.Join("..", "..", "testdata", "render", "shared-base"), tree)
+	cacheDir := t.TempDir()
+	args := []string{"lint", "--fail-on", "none", "--format", "json", "--cache-dir", cacheDir, tree}
+	cold := runIn(t, tree, exitOK, args...)
+	entries := cacheEntries(t, cacheDir)
+	if len(entries) == 0 {
+		t.Fatal("nothing stored")
+	}
+	for i, p := range entries {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			data = data[:len(data)*2/3]
+		} else {
+			data[len(data)-1-i%len(data)] ^= 0x20
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := runIn(t, tree, exitOK, args...); got != cold {
+		t.Fatalf("with damaged entries:\n%s", firstDiff(got, cold))
+	}
+	if got := runIn(t, tree, exitOK, args...); got != cold {
+		t.Fatalf("after damaged entries were replaced:\n%s", firstDiff(got, cold))
+	}
+}
+
+// A cache that cannot be written: lint prints what it prints without one,
+// and says so once on stderr.
+func TestCacheUnwritable(t *testing.T) {
+	tree := filepath.Join(t.TempDir(), "tree")
+	testtree.Copy(t, filepath.Join("..", "..", "testdata", "render", "shared-base"), tree)
+	blocker := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := runIn(t, tree, exitOK, "lint", "--fail-on", "none", "--no-cache", tree)
+	for _, dir := range unwritableDirs(t, blocker) {
+		var stdout, stderr bytes.Buffer
+		wd, _ := os.Getwd()
+		if err := os.Chdir(tree); err != nil {
+			t.Fatal(err)
+		}
+		code := run([]string{"lint", "--fail-on", "none", "--cache-dir", dir, "."}, strings.NewReader(""), &stdout, &stderr)
+		os.Chdir(wd)
+		if code != exitOK || stdout.String() != want {
+			t.Fatalf("cache %s: exit %d, output differs:\n%s", dir, code, firstDiff(stdout.String(), want))
+		}
+		if n := strings.Count(stderr.String(), "cannot be written"); n != 1 || !strings.Contains(stderr.String(), dir) {
+			t.Fatalf("cache %s: said %d times (want once, naming it): %q", dir, n, stderr.String())
+		}
+	}
+}
+
+// unwritableDirs are cache directories this user cannot write: one below a
+// file (even root cannot), and, without root's privileges, a read-only
+// directory.
+func unwritableDirs(t *testing.T, file string) []string {
+	dirs := []string{filepath.Join(file, "cache")}
+	if os.Geteuid() != 0 {
+		ro := t.TempDir()
+		if err := os.Chmod(ro, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(ro, 0o755) })
+		dirs = append(dirs, ro)
+	}
+	return dirs
+}

@@ -1,0 +1,226 @@
+package cache
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func key(s string) Key {
+	h := NewHasher("test")
+	h.String(s)
+	return h.Key()
+}
+
+func TestPutGet(t *testing.T) {
+	s := Open(t.TempDir())
+	if _, ok := s.Get(key("a")); ok {
+		t.Fatal("an empty store has an entry")
+	}
+	s.Put(key("a"), []byte("value a"))
+	v, ok := s.Get(key("a"))
+	if !ok || string(v) != "value a" {
+		t.Fatalf("Get = %q, %v", v, ok)
+	}
+	if _, ok := s.Get(key("b")); ok {
+		t.Fatal("another key hits")
+	}
+	// Empty values are values.
+	s.Put(key("e"), nil)
+	if v, ok := s.Get(key("e")); !ok || len(v) != 0 {
+		t.Fatalf("empty value: %q, %v", v, ok)
+	}
+}
+
+func TestHasherParts(t *testing.T) {
+	a, b := NewHasher("k"), NewHasher("k")
+	a.String("ab")
+	a.String("c")
+	b.String("a")
+	b.String("bc")
+	if a.Key() == b.Key() {
+		t.Fatal("parts are not delimited")
+	}
+	if NewHasher("k1").Key() == NewHasher("k2").Key() {
+		t.Fatal("kinds do not separate keys")
+	}
+}
+
+// A damaged entry (cut short, a byte flipped, the header overwritten) is
+// not returned; a new Put replaces it.
+func TestDamagedEntry(t *testing.T) {
+	value := bytes.Repeat([]byte("0123456789"), 100)
+	damage := map[string]func([]byte) []byte{
+		"truncated":      func(b []byte) []byte { return b[:len(b)-7] },
+		"header only":    func(b []byte) []byte { return b[:headerLen] },
+		"cut in header":  func(b []byte) []byte { return b[:10] },
+		"empty":          func([]byte) []byte { return nil },
+		"flipped byte":   func(b []byte) []byte { b[len(b)/2] ^= 0x40; return b },
+		"flipped length": func(b []byte) []byte { b[len(magic)+7] ^= 1; return b },
+		"flipped sum":    func(b []byte) []byte { b[headerLen-1] ^= 1; return b },
+		"appended":       func(b []byte) []byte { return append(b, 'x') },
+	}
+	for name, spoil := range damage {
+		t.Run(name, func(t *testing.T) {
+			s := Open(t.TempDir())
+			k := key(name)
+			s.Put(k, value)
+			p := s.path(k)
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, spoil(data), 0o666); err != nil {
+				t.Fatal(err)
+			}
+			if v, ok := s.Get(k); ok {
+				t.Fatalf("damaged entry returned (%d bytes)", len(v))
+			}
+			s.Put(k, value)
+			if v, ok := s.Get(k); !ok || !bytes.Equal(v, value) {
+				t.Fatal("entry not replaced")
+			}
+		})
+	}
+}
+
+// Writers in parallel on one directory, as several runs at once: every
+// Get sees a whole value of one of them, never a mix, and no temporary
+// file is left.
+func TestConcurrentWriters(t *testing.T) {
+	dir := t.TempDir()
+	values := map[string]bool{}
+	for w := range 4 {
+		values[strings.Repeat(fmt.Sprint(w), 4096)] = true
+	}
+	var wg sync.WaitGroup
+	for w := range 4 {
+		s := Open(dir) // one store per writer: as separate processes
+		v := []byte(strings.Repeat(fmt.Sprint(w), 4096))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				s.Put(key(fmt.Sprint(i%5)), v)
+				if got, ok := s.Get(key(fmt.Sprint((i + 1) % 5))); ok && !values[string(got)] {
+					t.Errorf("a mixed value: %.20q...", got)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(d.Name(), ".tmp-") {
+			t.Errorf("temporary file left: %s", p)
+		}
+		return nil
+	})
+}
+
+// A store that cannot be written still reads what it has, and says why
+// it stores nothing once, however many writes fail.
+func TestReadOnly(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes through permission bits (scripts/test-unprivileged runs this)")
+	}
+	dir := t.TempDir()
+	Open(dir).Put(key("old"), []byte("kept"))
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	var warned bytes.Buffer
+	s := Open(dir)
+	s.Warn = &warned
+	for i := range 3 {
+		s.Put(key(fmt.Sprint("new", i)), []byte("lost"))
+	}
+	if v, ok := s.Get(key("old")); !ok || string(v) != "kept" {
+		t.Fatal("a read-only store does not read")
+	}
+	if n := strings.Count(warned.String(), "cannot be written"); n != 1 {
+		t.Fatalf("warned %d times: %q", n, warned.String())
+	}
+	if !strings.Contains(warned.String(), dir) {
+		t.Fatalf("the warning does not name the directory: %q", warned.String())
+	}
+	s.Trim()
+}
+
+// A directory that is a file: the same (a store on a path that cannot
+// be a directory, as root too).
+func TestNotADirectory(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	var warned bytes.Buffer
+	s := Open(filepath.Join(file, "cache"))
+	s.Warn = &warned
+	s.Put(key("a"), []byte("x"))
+	s.Put(key("b"), []byte("x"))
+	if _, ok := s.Get(key("a")); ok {
+		t.Fatal("hit in a store that cannot exist")
+	}
+	if n := strings.Count(warned.String(), "cannot be written"); n != 1 {
+		t.Fatalf("warned %d times: %q", n, warned.String())
+	}
+}
+
+// Trim keeps the most recently used entries within MaxBytes.
+func TestTrim(t *testing.T) {
+	s := Open(t.TempDir())
+	value := bytes.Repeat([]byte("v"), 1000)
+	old := time.Now().Add(-48 * time.Hour)
+	for i := range 10 {
+		k := key(fmt.Sprint(i))
+		s.Put(k, value)
+		at := old.Add(time.Duration(i) * time.Hour)
+		if err := os.Chtimes(s.path(k), at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Entry 2 is used: it becomes the most recent.
+	if _, ok := s.Get(key("2")); !ok {
+		t.Fatal("entry 2 missing")
+	}
+	s.MaxBytes = 4 * int64(len(value)+headerLen)
+	s.Trim()
+	var kept []string
+	for i := range 10 {
+		if _, ok := s.Get(key(fmt.Sprint(i))); ok {
+			kept = append(kept, fmt.Sprint(i))
+		}
+	}
+	if got := strings.Join(kept, ","); got != "2,7,8,9" {
+		t.Fatalf("kept %s, want 2,7,8,9 (the most recently used)", got)
+	}
+}
+
+func TestDefaultDir(t *testing.T) {
+	t.Setenv(EnvDir, "/some/where")
+	if d := DefaultDir(); d != "/some/where" {
+		t.Fatalf("DefaultDir = %q with %s set", d, EnvDir)
+	}
+	t.Setenv(EnvDir, "off")
+	if d := DefaultDir(); d != "" {
+		t.Fatalf("DefaultDir = %q with %s=off", d, EnvDir)
+	}
+	t.Setenv(EnvDir, "")
+	t.Setenv("XDG_CACHE_HOME", "/xdg")
+	t.Setenv("HOME", "/home/u")
+	if d := DefaultDir(); d != filepath.Join("/xdg", "shipshape") && d != filepath.Join("/home/u/Library/Caches", "shipshape") {
+		t.Fatalf("DefaultDir = %q", d)
+	}
+}
+
+func TestVersionStable(t *testing.T) {
+	if Version() == "" || Version() != Version() {
+		t.Fatal("Version is empty or changes")
+	}
+}
