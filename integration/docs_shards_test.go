@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shipshape-dev/shipshape/internal/testtree"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shipshape-dev/shipshape/internal/testtree"
