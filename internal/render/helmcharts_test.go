@@ -1,0 +1,78 @@
+package render
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// helmForTest is $SHIPSHAPE_HELM, or the build of helm v3.22.0 that
+// .ci/run caches for internal/helmrender's comparison; the test skips
+// without it (fails in CI). Only the test runs it: kustomize build
+// --enable-helm starts it, the product never does.
+func helmForTest(t *testing.T) string {
+	t.Helper()
+	p := os.Getenv("SHIPSHAPE_HELM")
+	if p == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			t.Skip(err)
+		}
+		p = filepath.Join(cache, "shipshape-helm", "v3.22.0", "helm")
+	}
+	if out, err := exec.Command(p, "version", "--template", "{{.Version}}").Output(); err != nil || !strings.HasPrefix(string(out), "v3.22") {
+		msg := "no helm v3.22 at " + p + ": build it with GOBIN=" + filepath.Dir(p) + " go install helm.sh/helm/v3/cmd/helm@v3.22.0"
+		if inCI() {
+			t.Fatal(msg + " (CI=true, so this fails instead of skipping)")
+		}
+		t.Skip(msg)
+	}
+	return p
+}
+
+// TestHelmChartsEqualKustomizeBuild renders roots with helmCharts of
+// local charts in-process (helmrender in place of the helm binary) and
+// compares them with `kustomize build --enable-helm --helm-command helm`
+// of the same tree: the same objects in the same order, equal as data.
+// The trees use every entry field shipshape reads (valuesInline under
+// each valuesMerge, valuesFile, additionalValuesFiles, includeCRDs,
+// skipTests, skipHooks, apiVersions, kubeVersion, namespace, a version
+// directory under chartHome) and the overlay of a base with helmCharts
+// (its namespace passed down to the chart, its prefix, labels and patch
+// applied over the chart's objects).
+func TestHelmChartsEqualKustomizeBuild(t *testing.T) {
+	bin := kustomizeBinary(t)
+	helm := helmForTest(t)
+	for _, dir := range []string{
+		"testdata/helmcharts/base",
+		"testdata/helmcharts/overlay",
+		"testdata/helmcharts/replace",
+		"../../testdata/render/helm-charts-kustomize/app",
+		"../../testdata/render/helm-charts-kustomize/clean",
+	} {
+		t.Run(dir, func(t *testing.T) {
+			abs, err := filepath.Abs(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := Discover([]string{abs})
+			if err != nil || len(g.Roots) != 1 {
+				t.Fatalf("want one root in %s: %v", dir, err)
+			}
+			res := NewRenderer(g).RenderAll(context.Background(), g.Roots)[0]
+			if res.Problem != nil {
+				t.Fatalf("not rendered: %v", res.Problem)
+			}
+			b := kustomizeBuild(bin, abs, false, "--enable-helm", "--helm-command", helm)
+			if b.err != nil {
+				t.Fatalf("kustomize build: %v\n%s", b.err, b.stderr)
+			}
+			if compareObjects(t, dir, res.Objects, b.stdout) {
+				t.Logf("%d objects equal", len(res.Objects))
+			}
+		})
+	}
+}
