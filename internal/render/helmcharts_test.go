@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,5 +75,39 @@ func TestHelmChartsEqualKustomizeBuild(t *testing.T) {
 				t.Logf("%d objects equal", len(res.Objects))
 			}
 		})
+	}
+}
+
+// TestHelmChartsRunNoProgram renders the helmCharts roots with a helm (and
+// git, sh, ...) on PATH that records being started, and the network
+// recorded: a local chart is rendered in-process, nothing is started, and
+// nothing reached.
+func TestHelmChartsRunNoProgram(t *testing.T) {
+	bin, marks := recordingPath(t)
+	t.Setenv("PATH", bin)
+	tr := &recordingTransport{}
+	saved := http.DefaultTransport
+	http.DefaultTransport = tr
+	defer func() { http.DefaultTransport = saved }()
+
+	dir, _ := filepath.Abs("testdata/helmcharts")
+	g, err := Discover([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := NewRenderer(g).RenderAll(context.Background(), g.Roots)
+	if len(results) != 2 { // overlay (with base) and replace
+		t.Errorf("%d roots, want 2", len(results))
+	}
+	for _, res := range results {
+		if res.Problem != nil || len(res.Objects) == 0 {
+			t.Errorf("%s: %d objects, problem %v", res.Root.Dir, len(res.Objects), res.Problem)
+		}
+	}
+	if got := ran(t, marks); len(got) > 0 {
+		t.Errorf("programs were run while rendering helmCharts: %v", got)
+	}
+	if n := tr.calls.Load(); n > 0 {
+		t.Errorf("the network was reached %d times while rendering", n)
 	}
 }
