@@ -386,7 +386,7 @@ func (r *Renderer) renderHelmChartsOnce(k *Kustomization, file, inherited string
 		ci := len(out.Charts)
 		out.Charts, out.Results = append(out.Charts, hc), append(out.Results, res)
 		for oi, o := range res.Objects {
-			doc, err := helmGenerated(o.Node)
+			doc, err := helmGenerated(o.Text)
 			if err != nil || doc == nil {
 				continue
 			}
@@ -410,25 +410,30 @@ func helmNamespace(ns string) string {
 	return ns
 }
 
-// helmGenerated is the object n as kustomize's generator hands it on:
-// annotated config.kubernetes.io/helm-generated, which its namespace
-// transformer leaves alone and its output drops. nil for an empty
-// document.
-func helmGenerated(n *yaml.Node) ([]byte, error) {
-	if n == nil || n.Kind == yaml.DocumentNode && len(n.Content) == 0 {
+// helmGenerated is the rendered document text as kustomize's generator
+// hands it on: read as kustomize reads helm's output, where every document
+// ends with a line break (a block scalar at its end keeps its last
+// newline), and annotated config.kubernetes.io/helm-generated, which
+// kustomize's namespace transformer leaves alone and its output drops.
+// nil for an empty document.
+func helmGenerated(text string) ([]byte, error) {
+	var c yaml.Node
+	if err := yaml.Unmarshal([]byte(text+"\n"), &c); err != nil {
+		return nil, err
+	}
+	if len(c.Content) == 0 {
 		return nil, nil
 	}
-	c := deepCopy(n)
-	top := c
+	top := &c
 	if top.Kind == yaml.DocumentNode {
 		top = top.Content[0]
 	}
 	if top.Kind != yaml.MappingNode {
-		return yaml.Marshal(c)
+		return yaml.Marshal(&c)
 	}
 	meta := mapGet(top, "metadata")
 	if meta == nil || meta.Kind != yaml.MappingNode {
-		return yaml.Marshal(c)
+		return yaml.Marshal(&c)
 	}
 	ann := mapGet(meta, "annotations")
 	if ann == nil || ann.Kind != yaml.MappingNode {
@@ -437,7 +442,7 @@ func helmGenerated(n *yaml.Node) ([]byte, error) {
 	}
 	ann.Content = append(ann.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: konfig.HelmGeneratedAnnotation},
 		&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "true", Style: yaml.DoubleQuotedStyle})
-	return yaml.Marshal(c)
+	return yaml.Marshal(&c)
 }
 
 // HelmChartDirs are the chart directories the helmCharts entries of the

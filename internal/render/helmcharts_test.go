@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shipshape-dev/shipshape/internal/corpus"
+	"github.com/shipshape-dev/shipshape/internal/testtree"
 )
 
 // helmForTest is $SHIPSHAPE_HELM, or the build of helm v3.22.0 that
@@ -109,5 +112,53 @@ func TestHelmChartsRunNoProgram(t *testing.T) {
 	}
 	if n := tr.calls.Load(); n > 0 {
 		t.Errorf("the network was reached %d times while rendering", n)
+	}
+}
+
+// TestFleetChartsAsHelmChartsEqualKustomizeBuild puts the fleet corpus's
+// charts (lws with its CRDs, podinfo, Argo CD's helm-guestbook and
+// blue-green) under the chart home of a kustomization each, in a
+// temporary tree (with a namespace and a name prefix over them), and
+// compares shipshape's rendering with kustomize build --enable-helm's.
+func TestFleetChartsAsHelmChartsEqualKustomizeBuild(t *testing.T) {
+	fleet := corpus.FleetDir(t)
+	bin := kustomizeBinary(t)
+	helm := helmForTest(t)
+	for _, chart := range []string{
+		"kubernetes-sigs+lws/charts/lws",
+		"stefanprodan+podinfo/charts/podinfo",
+		"argoproj+argocd-example-apps/helm-guestbook",
+		"argoproj+argocd-example-apps/blue-green",
+	} {
+		t.Run(chart, func(t *testing.T) {
+			src := filepath.Join(fleet, chart)
+			if _, err := os.Stat(src); err != nil {
+				t.Skipf("%s is not in the fleet corpus", chart)
+			}
+			name := filepath.Base(chart)
+			dir := t.TempDir()
+			testtree.Copy(t, src, filepath.Join(dir, "charts", name))
+			// podinfo's test pods draw their names at random: skipTests.
+			kust := "namespace: apps\nnamePrefix: x-\nhelmCharts:\n  - name: " + name +
+				"\n    releaseName: rel\n    includeCRDs: true\n    skipTests: true\n    kubeVersion: \"1.34.0\"\n"
+			if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(kust), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			g, err := Discover([]string{dir})
+			if err != nil || len(g.Roots) != 1 {
+				t.Fatalf("want one root: %v", err)
+			}
+			res := NewRenderer(g).RenderAll(context.Background(), g.Roots)[0]
+			if res.Problem != nil {
+				t.Fatalf("not rendered: %v", res.Problem)
+			}
+			b := kustomizeBuild(bin, dir, false, "--enable-helm", "--helm-command", helm)
+			if b.err != nil {
+				t.Fatalf("kustomize build: %v\n%s", b.err, b.stderr)
+			}
+			if compareObjects(t, chart, res.Objects, b.stdout) {
+				t.Logf("%d objects equal", len(res.Objects))
+			}
+		})
 	}
 }
