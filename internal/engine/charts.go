@@ -125,10 +125,6 @@ func (e *Engine) renderCharts(t *renderState, in treeInputs) *chartRun {
 	return run
 }
 
-// viaKustomize stands for a chart a kustomization's helmCharts renders
-// (helmcharts.go): not an application of its own.
-var viaKustomize = &chartApp{}
-
 // renderChart renders one chart, refusing one with a link that leads out
 // of the run's scope (Helm's loader follows links), and turning a panic
 // into that chart's error: one hostile chart does not stop the run.

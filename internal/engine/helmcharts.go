@@ -17,6 +17,10 @@ import (
 // values file, or the chart's values.yaml), else at the template line
 // that writes it, else at the template.
 
+// viaKustomize stands for a chart a kustomization's helmCharts renders:
+// not an application of its own (renderCharts).
+var viaKustomize = &chartApp{}
+
 // placeHelmCharts places f, about the rendered object o of res whose field
 // loc (a render.FromHelm location) says a helmCharts chart rendered.
 func (e *Engine) placeHelmCharts(t *renderState, files map[string]*FileResult, res *render.Result, o *render.Object, f analysis.Finding, loc render.Location) {

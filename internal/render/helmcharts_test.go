@@ -162,3 +162,55 @@ func TestFleetChartsAsHelmChartsEqualKustomizeBuild(t *testing.T) {
 		})
 	}
 }
+
+// TestHelmChartsNotRendered: the entries kustomize would pull, fail on,
+// or that shipshape does not render, each said at its entry.
+func TestHelmChartsNotRendered(t *testing.T) {
+	chart := map[string]string{
+		"charts/web/Chart.yaml":        "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+		"charts/web/values.yaml":       "port: 80\n",
+		"charts/web/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n",
+	}
+	for _, c := range []struct {
+		name, kust string
+		refused    bool
+		line       int
+		want       string
+	}{
+		{"pulled", "helmCharts:\n  - name: other\n    repo: https://charts.example.com\n    version: 2.0.0\n", true, 2,
+			`chart "other" not in chartHome`},
+		{"no repo", "helmCharts:\n  - name: other\n", false, 2, "no repo specified for pull, no chart found at ''"},
+		{"name template", "helmCharts:\n  - name: web\n    nameTemplate: '{{ .Chart.Name }}'\n", true, 2, "nameTemplate"},
+		{"values merge", "helmCharts:\n  - name: web\n    valuesMerge: deep\n", false, 3, "valuesMerge must be one of"},
+		{"values file outside", "helmCharts:\n  - name: web\n    valuesFile: ../values.yaml\n", false, 2, "is not in or below"},
+		{"deprecated field", "helmChartInflationGenerator:\n  - chartName: web\n", true, 1, "helmChartInflationGenerator"},
+		{"control", "helmCharts:\n  - name: web\n    releaseName: web\n    valuesInline:\n      port: 80\n", false, 0, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{"app/kustomization.yaml": c.kust, "values.yaml": "port: 1\n"}
+			for p, text := range chart {
+				files["app/"+p] = text
+			}
+			testtree.Write(t, dir, files)
+			g, err := Discover([]string{dir})
+			if err != nil || len(g.Roots) != 1 {
+				t.Fatalf("want one root: %v", err)
+			}
+			res := NewRenderer(g).RenderAll(context.Background(), g.Roots)[0]
+			p := res.Problem
+			if c.want == "" { // the control: it renders
+				if p != nil || len(res.Objects) != 1 {
+					t.Fatalf("want the chart rendered: %d objects, %v", len(res.Objects), p)
+				}
+				return
+			}
+			if p == nil {
+				t.Fatalf("rendered %d objects, want %q", len(res.Objects), c.want)
+			}
+			if p.Refused != c.refused || p.Line != c.line || !strings.Contains(p.Message, c.want) || filepath.Base(p.File) != "kustomization.yaml" {
+				t.Errorf("got %s (refused %v), want %q at line %d (refused %v)", p, p.Refused, c.want, c.line, c.refused)
+			}
+		})
+	}
+}
