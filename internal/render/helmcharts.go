@@ -360,7 +360,16 @@ type helmOnce struct {
 	err  error
 }
 
-func (r *Renderer) renderHelmChartsOnce(k *Kustomization, file, inherited string, restricted bool) (*HelmOutput, error) {
+func (r *Renderer) renderHelmChartsOnce(k *Kustomization, file, inherited string, restricted bool) (_ *HelmOutput, err error) {
+	defer func() {
+		// A panic in the chart's rendering is this root's failure, not
+		// the run's (as charts.go does for a chart alone).
+		if p := recover(); p != nil {
+			n := mapGet(k.Doc, "helmCharts")
+			err = &HelmChartError{File: k.File, Line: n.Line, Column: n.Column,
+				Message: fmt.Sprintf("internal error while rendering helmCharts (please report it): %v", p)}
+		}
+	}()
 	g := helmGlobals(k)
 	out := &HelmOutput{File: file}
 	var text strings.Builder
