@@ -257,7 +257,7 @@ func (r *Renderer) changedWithin(res *Result, o *Object, p Path, v *yaml.Node) (
 	walk = func(q Path, n *yaml.Node) bool {
 		switch n.Kind {
 		case yaml.ScalarNode:
-			if l := r.Locate(res, o, q); l.Source != FromRendered && l.Source != FromBase {
+			if l := r.Locate(res, o, q); l.Source != FromRendered && l.Source != FromBase && l.Source != FromHelm {
 				found = l
 				return true
 			}
