@@ -32,6 +32,14 @@ func KustomizeDir(tb testing.TB) string {
 	return dir(tb, "SHIPSHAPE_KUSTOMIZE_CORPUS", "kustomize-corpus")
 }
 
+// FleetDir returns the fleet corpus (GitOps trees with Helm charts):
+// $SHIPSHAPE_FLEET_CORPUS, or shared/fleet-corpus beside the repository.
+// It skips tb when there is none.
+func FleetDir(tb testing.TB) string {
+	tb.Helper()
+	return dir(tb, "SHIPSHAPE_FLEET_CORPUS", "fleet-corpus")
+}
+
 func dir(tb testing.TB, env, name string) string {
 	tb.Helper()
 	dir := os.Getenv(env)

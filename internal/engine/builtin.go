@@ -56,7 +56,9 @@ output instead: ` + "`helm template . | shipshape lint -`" + `,
 		Doc: `shipshape renders every kustomize root in-process and judges the objects it
 makes, but it never reaches out: a root whose kustomizations list a remote
 resource, base or component (` + "`https://…`" + `, ` + "`github.com/…?ref=`" + `), Helm charts
-(` + "`helmCharts`" + `), or exec and container KRM functions is not rendered, nor is a
+that kustomize would pull (a ` + "`helmCharts`" + ` entry with ` + "`repo:`" + ` whose chart is not
+under its chart home; local charts are rendered in-process), or exec and container
+KRM functions is not rendered, nor is a
 kustomization that Rancher Fleet applies over a Helm chart (a fleet.yaml that sets
 ` + "`helm`" + ` and names its directory as ` + "`kustomize.dir`" + `). The finding points at the entry
 that needs them; the root's local files are then judged as written, as plain

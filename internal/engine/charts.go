@@ -76,6 +76,10 @@ type chartRun struct {
 // all cores, judging each one's objects.
 func (e *Engine) renderCharts(t *renderState, in treeInputs) *chartRun {
 	run := &chartRun{byChart: map[string]*chartApp{}, byTemplate: map[string]*chartApp{}}
+	var kustomized map[string]bool
+	if t.graph != nil {
+		kustomized = t.graph.HelmChartDirs()
+	}
 	for _, input := range in.list {
 		if input.Path == manifest.Stdin || !mayBelongToChart(input.Path) {
 			continue
@@ -87,6 +91,14 @@ func (e *Engine) renderCharts(t *renderState, in treeInputs) *chartRun {
 		}
 		file := filepath.Join(dir, "Chart.yaml")
 		if t.excluded(file) {
+			continue
+		}
+		if kustomized[dir] {
+			// Rendered by the kustomize roots whose helmCharts name it,
+			// with their values: its templates are judged through those.
+			if filepath.Base(key) != "Chart.yaml" {
+				run.byTemplate[key] = viaKustomize
+			}
 			continue
 		}
 		app := run.byChart[file]

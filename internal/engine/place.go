@@ -53,7 +53,7 @@ func (e *Engine) place(t *renderState, files map[string]*FileResult, f analysis.
 	// not (a template relabelled under a base selector), nor is a patch
 	// that restates the base's value (minio's dev overlay repeats the
 	// selector).
-	if loc.Source == render.FromBase || loc.Source == render.FromPatch && t.restates(res, o, f.Field, loc) {
+	if loc.Source == render.FromBase || loc.Source == render.FromHelm || loc.Source == render.FromPatch && t.restates(res, o, f.Field, loc) {
 		for _, rp := range f.Related {
 			if p, err := render.ParsePath(rp); err == nil {
 				if l := t.renderer.Locate(res, o, p); l.Source == render.FromPatch || l.Source == render.FromJSONPatch || l.Source == render.FromKustomization {
@@ -65,6 +65,10 @@ func (e *Engine) place(t *renderState, files map[string]*FileResult, f analysis.
 	}
 	if e.source(f.Rule) && loc.Source != render.FromJSONPatch && loc.Source != render.FromPatch && loc.Block == nil {
 		return // a file's value: judged in the file, as it is read
+	}
+	if loc.Source == render.FromHelm {
+		e.placeHelmCharts(t, files, res, o, f, loc)
+		return
 	}
 	// A field a patch sets that the base sets too (an overlay's replicas
 	// over a base's) is there twice: removing it from the patch alone

@@ -59,6 +59,34 @@ func installSorted(objs []Object) []Object {
 	return append(manifests, hooks...)
 }
 
+// withoutHooks leaves out the hooks `helm template` does not print with
+// --no-hooks (all) or --skip-tests (those with the test event; Helm 2's
+// test-success is the same event).
+func withoutHooks(objs []Object, opts Options) []Object {
+	if !opts.NoHooks && !opts.SkipTests {
+		return objs
+	}
+	kept := objs[:0:0]
+	for _, o := range objs {
+		hook, isHook := annotation(o, hookAnnotation)
+		if isHook && (opts.NoHooks || testHook(hook)) {
+			continue
+		}
+		kept = append(kept, o)
+	}
+	return kept
+}
+
+func testHook(events string) bool {
+	for _, e := range strings.Split(events, ",") {
+		switch strings.ToLower(strings.TrimSpace(e)) {
+		case "test", "test-success":
+			return true
+		}
+	}
+	return false
+}
+
 func knownHook(events string) bool {
 	for _, e := range strings.Split(events, ",") {
 		if !hookEvents[strings.ToLower(strings.TrimSpace(e))] {

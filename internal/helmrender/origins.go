@@ -36,6 +36,9 @@ func newOriginIndex(l *chartLayout, root *chart.Chart, user []ValuesSource) *ori
 	ix := &originIndex{nodes: map[valuesPath]valuesNode{}, decoded: map[*yaml.Node]interface{}{}}
 	ix.addChart(l, root, nil)
 	for _, src := range user {
+		if src.Unplaced {
+			continue
+		}
 		ix.add(Position{File: src.File}, src.Node, nil)
 	}
 	return ix

@@ -23,6 +23,10 @@ const DefaultKubernetesVersion = "v1.34.0"
 type ValuesSource struct {
 	File string
 	Node *yaml.Node // a mapping node, or a document node holding one
+	// Unplaced is set for values read from text no user wrote as it is
+	// (kustomize's merge of valuesInline into a values file): they are
+	// rendered, but no value is claimed to come from a line of File.
+	Unplaced bool
 }
 
 // Options says what to render and how, as `helm template` flags do.
@@ -42,6 +46,9 @@ type Options struct {
 	// IncludeCRDs renders the files under each chart's crds/ directory too
 	// (`helm template --include-crds`; Flux and Argo CD install them).
 	IncludeCRDs bool
+	// SkipTests leaves out the test hooks (`helm template --skip-tests`),
+	// NoHooks every hook (`--no-hooks`).
+	SkipTests, NoHooks bool
 	// MayLoad says whether a `file://` dependency's directory, not vendored
 	// under charts/, may be read (nil: none is); see localdeps.go.
 	MayLoad func(dir string) error
@@ -188,7 +195,7 @@ func Render(opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	objs = installSorted(objs)
+	objs = withoutHooks(installSorted(objs), opts)
 	if opts.IncludeCRDs {
 		crds, err := layout.crdObjects(chrt)
 		if err != nil {
@@ -224,6 +231,12 @@ func renderValues(chrt *chart.Chart, user Values, opts Options, caps *Capabiliti
 		},
 		"Values": vals,
 	}, nil
+}
+
+// UserValues is the user's values as Helm reads and merges them (helm's
+// `-f a -f b`), before the chart's defaults are coalesced under them.
+func UserValues(sources []ValuesSource) (map[string]interface{}, error) {
+	return readUserValues(sources)
 }
 
 // readUserValues reads each source as Helm reads a values file and merges them

@@ -90,6 +90,9 @@ func (r *Renderer) derive(res *Result) {
 			return
 		}
 		paths[k] = path
+		if file := res.helm.fileOf(k); file != "" {
+			lister[file] = k // the rendered helmCharts: its last resource
+		}
 		for _, ref := range k.Refs {
 			switch {
 			case ref.Target != nil && (ref.Kind == RefResource || ref.Kind == RefComponent):

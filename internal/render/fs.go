@@ -40,6 +40,8 @@ type readOnlyFS struct {
 	costs             sync.Map     // cleaned path -> *cachedCost (budget.go)
 	scope             *scope.Scope // nothing outside it is read (scopefs.go)
 	src               source       // the disk, or a revision (Graph.AtRevision)
+	// virtual holds the in-memory files (helmfs.go): path -> true.
+	virtual sync.Map
 }
 
 type cachedAbs struct {

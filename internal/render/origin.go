@@ -39,10 +39,16 @@ const (
 	// FromConfig: a builtin transformer config listed under
 	// `transformers:` (a LabelTransformer's labels, ...).
 	FromConfig
+	// FromHelm: an object of a kustomization's helmCharts as the chart
+	// rendered it; File is the in-memory file (Renderer.IsHelmOutput
+	// says which chart and object Doc is), Path the field in it. Where
+	// the value was written (values or template line) is the chart's to
+	// say.
+	FromHelm
 )
 
 func (k SourceKind) String() string {
-	return [...]string{"rendered", "base", "patch", "json-patch", "kustomization", "generator", "transformer-config"}[k]
+	return [...]string{"rendered", "base", "patch", "json-patch", "kustomization", "generator", "transformer-config", "helm"}[k]
 }
 
 // Location is where a rendered value came from.
@@ -230,6 +236,10 @@ func (r *Renderer) Locate(res *Result, o *Object, p Path) Location {
 			return rendered(fmt.Sprintf("%s in %s:%d:%d is changed by a step shipshape cannot trace (vars, replacements or name references)", p, base.file, l.Line, l.Column))
 		}
 		l.Exact, l.Why = true, "the base document sets it"
+		if r.fs.isVirtual(base.file) {
+			// Not a file to edit: the chart says where the value was written.
+			l.Source, l.Exact, l.Why = FromHelm, false, "the chart of a helmCharts entry renders it"
+		}
 		return l
 	}()
 	loc.Root = res.Root.File
@@ -247,7 +257,7 @@ func (r *Renderer) changedWithin(res *Result, o *Object, p Path, v *yaml.Node) (
 	walk = func(q Path, n *yaml.Node) bool {
 		switch n.Kind {
 		case yaml.ScalarNode:
-			if l := r.Locate(res, o, q); l.Source != FromRendered && l.Source != FromBase {
+			if l := r.Locate(res, o, q); l.Source != FromRendered && l.Source != FromBase && l.Source != FromHelm {
 				found = l
 				return true
 			}
@@ -278,7 +288,7 @@ func (r *Renderer) changedWithin(res *Result, o *Object, p Path, v *yaml.Node) (
 func (r *Renderer) BaseSets(res *Result, o *Object, p Path) (Location, bool) {
 	origin, _ := r.origins(res, o)
 	b := r.baseDoc(res, o, origin)
-	if b == nil {
+	if b == nil || r.fs.isVirtual(b.file) {
 		return Location{}, false
 	}
 	srcPath, key, val := follow(b.node, o.Node, p)

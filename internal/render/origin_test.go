@@ -43,6 +43,10 @@ var queries = map[string]map[string][]string{
 	"shared-base/overlays/dev":     {"Deployment/api (namespace api-dev)": {"spec.template.spec.containers[0].imagePullPolicy", "spec.replicas"}},
 	"shared-base/overlays/prod":    {"Deployment/api (namespace api-prod)": {"spec.template.spec.containers[0].imagePullPolicy", "spec.replicas"}},
 	"shared-base/overlays/staging": {"Deployment/api (namespace api-staging)": {"spec.template.spec.containers[0].imagePullPolicy", "metadata.namespace"}},
+	// helmCharts: what the chart renders is the chart's to place (helm),
+	// what the overlay changes is the overlay's.
+	"helmcharts/overlay": {"Deployment/prod-demo": {
+		"spec.replicas", "spec.template.spec.containers[0].env[0].value", "metadata.labels.env", "metadata.name"}},
 }
 
 // TestLocateGolden renders every root under testdata and writes, for each

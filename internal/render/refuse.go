@@ -29,7 +29,8 @@ var functionAnnotations = []string{"config.kubernetes.io/function", "config.k8s.
 // transformer configs) and by the `path`-like fields of builtin plugin
 // configs loaded through generators/transformers/validators. Refuse
 // checks every one of them, in every kustomization the root reaches, with
-// IsRemote (kustomize's own predicates); and it refuses helmCharts,
+// IsRemote (kustomize's own predicates); and it refuses helmCharts whose
+// chart is not local (helmcharts.go renders the others in-process),
 // helmChartInflationGenerator, function configs and external plugins
 // (configs whose apiVersion is not builtin) outright
 // (kustomize would refuse them too with these options, but the refusal
@@ -234,7 +235,9 @@ func refuseIn(k *Kustomization, seen map[*Kustomization]bool) *Problem {
 		switch key.Value {
 		case "helmCharts", "helmChartInflationGenerator":
 			if value.Tag != "!!null" && !(value.Kind == yaml.SequenceNode && len(value.Content) == 0) {
-				return at(key, analysis.HelmCharts, "not rendered: %s runs the helm program and may download charts; shipshape never starts a process or reaches the network (render the chart and commit its output, or lint it with helm template)", key.Value)
+				if p := refuseHelmCharts(k, key, value); p != nil {
+					return p
+				}
 			}
 		}
 	}

@@ -95,6 +95,8 @@ type Result struct {
 
 	deriveOnce sync.Once
 	derived    []*derived // by object index; see derive.go
+
+	helm *helmBuild // the root's rendered helmCharts, or nil
 }
 
 // Renderer renders roots in-process. One Renderer shares its file reads
@@ -140,6 +142,12 @@ type Renderer struct {
 	// unrestricted holds the roots (by directory) rendered as if
 	// LoadRestrictionsNone were set: those Flux applies (see Unrestrict).
 	unrestricted sync.Map
+	// KubernetesVersion is the cluster version helmCharts are rendered
+	// for when an entry names none ("": helmrender's default).
+	KubernetesVersion string
+	// helm caches each kustomization's rendered helmCharts (*helmOnce),
+	// helmOut their in-memory files (file -> *HelmOutput).
+	helm, helmOut sync.Map
 }
 
 // Unrestrict renders root from now on with LoadRestrictionsNone, as Flux
@@ -201,7 +209,13 @@ func (r *Renderer) Render(root *Kustomization) *Result {
 	if res.Problem = r.overBudget(root); res.Problem != nil {
 		return res
 	}
-	objs, err := r.build(root)
+	hb, err := r.prepareHelm(root)
+	if err != nil {
+		res.Problem = helmProblem(err)
+		return res
+	}
+	res.helm = hb
+	objs, err := r.build(root, hb == nil)
 	if res.Problem = budgetFailure(root, err); res.Problem != nil {
 		return res
 	}
@@ -359,6 +373,13 @@ func (r *Renderer) run(root *Kustomization, trace bool, log *readLog) (m resmap.
 	}
 	if log != nil { // a build for the cache (rendercache.go)
 		fs = loggingFS{fs, log}
+	}
+	hb, err := r.prepareHelm(root) // rendered already by Render: cached
+	if err != nil {
+		return nil, err
+	}
+	if hb != nil {
+		fs = helmFS{FileSystem: fs, disk: r.fs, build: hb}
 	}
 	guard := &guardedFS{FileSystem: fs, costs: r.fs, data: r.graph.Embedded(root)}
 	fs = guard

@@ -36,8 +36,11 @@ func objectsKey(rootKey cache.Key, reads []fsRead) cache.Key {
 
 // build renders root (kustomize within its budget) and returns its
 // objects, from the cache when the same reads were rendered before.
-func (r *Renderer) build(root *Kustomization) ([]*Object, error) {
-	if r.Cache == nil {
+func (r *Renderer) build(root *Kustomization, cacheable bool) ([]*Object, error) {
+	// A root with helmCharts is not cached: helmrender reads its charts
+	// itself, not through kustomize's file system, so the read log would
+	// not hold them.
+	if r.Cache == nil || !cacheable {
 		m, err := r.runWithin(root, nil)
 		if err != nil {
 			return nil, err
