@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/chartfetch"
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/engine"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
@@ -28,6 +29,8 @@ type commonFlags struct {
 	renderTime  string
 	renderMem   string
 	charts      string
+	fetchCharts bool
+	chartCache  string
 }
 
 func (c *commonFlags) register(fs *pflag.FlagSet) {
@@ -39,6 +42,8 @@ func (c *commonFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.render, "render", "", "auto: render kustomize roots and judge what they make (default); none: judge files as written")
 	fs.StringVar(&c.renderTime, "render-time", "", "time one kustomize root may take to render (default 60s; renderBudget.time in the config)")
 	fs.StringVar(&c.charts, "charts", "", "directory of chart archives (NAME-VERSION.tgz, as helm pull writes) to render HelmReleases of chart repositories from; nothing is fetched (helm.charts in the config)")
+	fs.BoolVar(&c.fetchCharts, "fetch-charts", false, "fetch the chart versions HelmReleases and Applications name from their chart repositories (HTTP index or OCI) into the chart cache, and render them (helm.fetch in the config); the only option that reaches the network")
+	fs.StringVar(&c.chartCache, "chart-cache", "", "directory fetched charts are kept in (default $SHIPSHAPE_CACHE/charts, else the user's cache directory's shipshape/charts)")
 	fs.StringVar(&c.renderMem, "render-memory", "", "memory one kustomize root may be estimated to need to render (default 4Gi; renderBudget.memory in the config)")
 }
 
@@ -75,6 +80,15 @@ func (c *commonFlags) setup(args []string, stdin io.Reader) (*session, error) {
 	eng.ChartsDir = cfg.ChartsDir()
 	if c.charts != "" {
 		eng.ChartsDir = c.charts
+	}
+	if c.fetchCharts || cfg != nil && cfg.Helm.Fetch {
+		dir := c.chartCache
+		if dir == "" {
+			if dir, err = chartfetch.DefaultDir(); err != nil {
+				return nil, err
+			}
+		}
+		eng.Fetcher = chartfetch.New(dir)
 	}
 	if eng.RenderBudget, err = c.renderBudget(cfg); err != nil {
 		return nil, err
