@@ -199,3 +199,28 @@ func TestOCIFailures(t *testing.T) {
 		t.Errorf("an image was taken for a chart: %v", err)
 	}
 }
+
+// A registry that hands anonymous tokens (ghcr.io's public charts) is
+// pulled from without credentials.
+func TestOCIAnonymousToken(t *testing.T) {
+	charts := versions(t)
+	reg := charttest.ServeRegistryBehindToken(t)
+	reg.Push(t, "charts/web", "1.2.0", charts[1].Archive, chartJSON)
+	a, err := fetch(t, chartfetch.New(t.TempDir()), chartfetch.Request{OCIRepository: reg.Host + "/charts/web", Chart: "web", Version: "1.2.0", PlainHTTP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(a.Path); string(data) != string(charts[1].Archive) {
+		t.Error("not the archive pushed")
+	}
+}
+
+// An archive over the size cap is not read.
+func TestChartSizeCap(t *testing.T) {
+	big := make([]byte, chartfetch.MaxChartSize+1)
+	srv := charttest.ServeIndex(t, charttest.Chart{Name: "web", Version: "1.0.0", Archive: big, Digest: "-"})
+	_, err := fetch(t, chartfetch.New(t.TempDir()), chartfetch.Request{IndexURL: srv.URL, Chart: "web", Version: "1.0.0"})
+	if err == nil || !strings.Contains(err.Error(), "larger than 20 MB: not read") {
+		t.Errorf("got %v", err)
+	}
+}

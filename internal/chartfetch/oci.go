@@ -12,6 +12,7 @@ import (
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/registry/remote"
+	"oras.land/oras-go/v2/registry/remote/auth"
 )
 
 // Helm's OCI media types (helm.sh/helm/v3/pkg/registry).
@@ -38,7 +39,10 @@ func (f *Fetcher) fetchOCI(ctx context.Context, r Request) (Archive, error) {
 		return Archive{}, fmt.Errorf("%q is not an OCI repository: %v", r.OCIRepository, err)
 	}
 	repo.PlainHTTP = r.PlainHTTP
-	repo.Client = f.Client // no credentials: a plain client
+	// No credentials: a registry that serves public charts behind an
+	// anonymous bearer token (ghcr.io, Docker Hub) gets the token dance
+	// with no credential, as `helm pull` without a login does.
+	repo.Client = &auth.Client{Client: f.Client, Cache: auth.NewCache()}
 	a, err := f.pullOCI(ctx, repo, r)
 	if err != nil && !pinned {
 		// A semver range or a moving tag is resolved again on every run;

@@ -155,6 +155,29 @@ func ServeRegistry(t testing.TB) *Server {
 	return serve(t, registry.New(registry.Logger(log.New(io.Discard, "", 0))))
 }
 
+// ServeRegistryBehindToken runs an OCI registry that, as ghcr.io and
+// Docker Hub do for public images, answers 401 with a Bearer challenge
+// until the client brings the token its /token endpoint hands anyone.
+// Pushes (PUT, POST, PATCH) are let through without it.
+func ServeRegistryBehindToken(t testing.TB) *Server {
+	t.Helper()
+	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	var s *Server
+	s = serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/token":
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"token":"anonymous-token"}`)
+		case r.Method != http.MethodGet && r.Method != http.MethodHead || r.Header.Get("Authorization") == "Bearer anonymous-token":
+			reg.ServeHTTP(w, r)
+		default:
+			w.Header().Set("WWW-Authenticate", `Bearer realm="`+s.URL+`/token",service="charttest",scope="repository:charts:pull"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+		}
+	}))
+	return s
+}
+
 // Push pushes a chart archive to repository (a path in the registry) with
 // Helm's media types, tagged tag, and returns the manifest's digest.
 func (s *Server) Push(t testing.TB, repository, tag string, archive []byte, chartJSON string) string {
