@@ -115,3 +115,33 @@ func TestFnNeverFetches(t *testing.T) {
 		t.Errorf("fn made %d requests", n)
 	}
 }
+
+// Without fetching, an archive of --charts DIR renders a chartRef to an
+// OCIRepository at an exact tag, and an Argo CD chart source: no server.
+func TestChartsDirForChartRefAndArgo(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	dir := t.TempDir()
+	charts := filepath.Join(dir, "charts-dir")
+	testtree.Write(t, charts, map[string]string{
+		"cache-2.0.0.tgz": string(charttest.Archive(t, filepath.Join("..", "..", "testdata", "fleet-charts", "cache"), "cache")),
+		"web-1.2.0.tgz":   string(charttest.Archive(t, filepath.Join("..", "..", "testdata", "fleet-charts", "web"), "web")),
+	})
+	testtree.Write(t, filepath.Join(dir, "repo"), map[string]string{
+		"cache.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\nmetadata:\n  name: cache\nspec:\n  url: oci://registry.example.invalid/charts/cache\n  ref:\n    tag: 2.0.0\n---\n" +
+			"apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: cache\nspec:\n  chartRef:\n    kind: OCIRepository\n    name: cache\n",
+		"web-app.yaml": "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\nspec:\n  destination:\n    namespace: web\n  source:\n    repoURL: https://charts.example.invalid\n    chart: web\n    targetRevision: 1.2.0\n    helm:\n      valuesObject:\n        nodeAgent:\n          replicas: 2\n",
+	})
+	out := runIn(t, dir, exitFindings, "lint", "-v", "--charts", charts, "repo")
+	for _, want := range []string{
+		"repo/cache.yaml:15:3: error daemonset-deployment-field: DaemonSet/cache",
+		"charts-dir/cache-2.0.0.tgz!cache/templates/daemonset.yaml",
+		"repo/web-app.yaml:15:21: error daemonset-replicas: DaemonSet/web-node (namespace web)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "not rendered") {
+		t.Errorf("something is not rendered:\n%s", out)
+	}
+}

@@ -352,15 +352,6 @@ func (e *Engine) placeChart(t *renderState, files map[string]*FileResult, app *c
 	e.recordAt(t, files, f, o.Source.File, 0, 0)
 }
 
-// show names a file of the chart in messages: a fetched archive by the URL
-// it came from, not by its place in the cache.
-func (app *chartApp) show(t *renderState, abs string) string {
-	if app.archiveLabel != "" && abs == app.dir {
-		return app.archiveLabel
-	}
-	return t.show(abs)
-}
-
 // recordAt adds f to the file at abs, at line:col, unless an ignore
 // comment there suppresses it. Roots stays empty: it names kustomize roots,
 // and the message names the chart.

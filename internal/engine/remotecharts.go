@@ -58,6 +58,15 @@ func (e *Engine) chartArchiveFor(rc remoteChart) (archive, label, unfetched stri
 	return a.Path, a.From, ""
 }
 
+// show names a file of the chart in messages: a fetched archive by the URL
+// it came from, not by its place in the cache.
+func (app *chartApp) show(t *renderState, abs string) string {
+	if app.archiveLabel != "" && abs == app.dir {
+		return app.archiveLabel
+	}
+	return t.show(abs)
+}
+
 // fluxSource is the Flux source object of kind named by ref (name, and
 // namespace defaulting to namespace), among the files linted.
 func fluxSource(kind string, ref *yaml.Node, namespace string, objects []valuesObject) (valuesObject, bool) {
