@@ -87,7 +87,9 @@ func (e *Engine) findReleases(t *renderState, in treeInputs, run *chartRun) {
 		}
 	}
 	for _, hr := range releases {
-		if readsFluxSource(hr.node) {
+		// Source objects matter only to a chart an archive may be found
+		// or fetched for.
+		if (e.Fetcher != nil || e.ChartsDir != "") && readsFluxSource(hr.node) {
 			scan("HelmRepository", "OCIRepository", "HelmChart")
 			break
 		}
