@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"sort"
 	"strings"
 
@@ -25,6 +26,20 @@ const (
 // OCITag is the tag of a chart version: Helm writes a version's "+" as
 // "_", which tags may not hold.
 func OCITag(version string) string { return strings.ReplaceAll(version, "+", "_") }
+
+// Loopback says whether an OCI repository's registry is on a loopback
+// address, which Docker, Helm and oras reach over plain HTTP.
+func Loopback(repository string) bool {
+	host, _, _ := strings.Cut(repository, "/")
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
 
 // fetchOCI fetches r's chart from an OCI registry.
 func (f *Fetcher) fetchOCI(ctx context.Context, r Request) (Archive, error) {

@@ -14,7 +14,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/url"
 	"path"
 	"path/filepath"
@@ -123,7 +122,7 @@ func helmRepositoryChart(repo valuesObject, chart, version string) remoteChart {
 // registry client resolves it: an exact version is a tag; a range, or
 // none, the highest tag it admits.
 func ociChartRequest(repository, chart, version string) chartfetch.Request {
-	r := chartfetch.Request{OCIRepository: repository, Chart: chart, Version: version, PlainHTTP: loopback(repository)}
+	r := chartfetch.Request{OCIRepository: repository, Chart: chart, Version: version, PlainHTTP: chartfetch.Loopback(repository)}
 	if !exactVersion.MatchString(version) {
 		r.Semver = true
 		if version == "" {
@@ -131,20 +130,6 @@ func ociChartRequest(repository, chart, version string) chartfetch.Request {
 		}
 	}
 	return r
-}
-
-// loopback says whether an OCI repository's registry is on a loopback
-// address, which Docker, Helm and oras reach over plain HTTP.
-func loopback(repository string) bool {
-	host, _, _ := strings.Cut(repository, "/")
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip != nil && ip.IsLoopback()
 }
 
 // ociRepositoryChart is the chart of a Flux OCIRepository (a chartRef):
@@ -164,7 +149,7 @@ func ociRepositoryChart(src valuesObject) remoteChart {
 		return rc
 	}
 	ref := manifest.Path(spec, "ref")
-	rc.req = chartfetch.Request{OCIRepository: repository, Chart: chart, PlainHTTP: loopback(repository) || manifest.ScalarValue(manifest.Path(spec, "insecure")) == "true"}
+	rc.req = chartfetch.Request{OCIRepository: repository, Chart: chart, PlainHTTP: chartfetch.Loopback(repository) || manifest.ScalarValue(manifest.Path(spec, "insecure")) == "true"}
 	switch digest, semver, tag := manifest.ScalarValue(manifest.Path(ref, "digest")), manifest.ScalarValue(manifest.Path(ref, "semver")), manifest.ScalarValue(manifest.Path(ref, "tag")); {
 	case digest != "":
 		rc.req.Digest = digest
