@@ -61,7 +61,7 @@ func reportHelmRelease(p *analysis.Pass, o *manifest.Object) {
 	if manifest.Path(o.Node, "spec", "chart") == nil {
 		n, path = firstOf(o.Node, "spec.chartRef", "spec", "chartRef")
 	}
-	reportUnrendered(p, n, path, analysis.HelmRelease, "%s is not rendered: shipshape renders a release only when its chart is a directory of this repository (a GitRepository path) or an archive of that exact version in --charts DIR, and its valuesFrom are found here; no rule judges the objects it installs (helm template … | shipshape lint -)", what)
+	reportUnrendered(p, n, path, analysis.HelmRelease, "%s is not rendered: shipshape renders a release only when its chart is a directory of this repository (a GitRepository path), an archive of that exact version in --charts DIR, or fetched with --fetch-charts, and its valuesFrom are found here; no rule judges the objects it installs (helm template … | shipshape lint -)", what)
 }
 
 // reportArgoSource reports an Argo CD Application's source that a tool
@@ -74,7 +74,7 @@ func reportArgoSource(p *analysis.Pass, src *yaml.Node, path string) {
 	switch {
 	case manifest.Path(src, "chart") != nil:
 		n := manifest.Path(src, "chart")
-		reportUnrendered(p, n, path+".chart", analysis.HelmRelease, "chart %q is not rendered: shipshape fetches no chart from a chart repository; no rule judges the objects it installs (helm template … | shipshape lint -)", manifest.ScalarValue(n))
+		reportUnrendered(p, n, path+".chart", analysis.HelmRelease, "chart %q is not rendered: shipshape renders a chart of a chart repository only from an archive of that exact version in --charts DIR, or fetched with --fetch-charts; no rule judges the objects it installs (helm template … | shipshape lint -)", manifest.ScalarValue(n))
 	case manifest.Path(src, "helm") != nil:
 		reportUnrendered(p, entryKey(manifest.MapEntry(src, "helm")), path+".helm", analysis.HelmRelease, "the Helm chart at %q is not rendered with this Application's values: shipshape renders it only when the path is a chart directory of this repository and its value files are there; no rule judges the objects this release installs (helm template … | shipshape lint -)", manifest.ScalarValue(manifest.Path(src, "path")))
 	case manifest.Path(src, "plugin") != nil:

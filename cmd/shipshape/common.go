@@ -5,11 +5,13 @@ import (
 	"io"
 	"iter"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/pflag"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/cache"
+	"github.com/shipshape-dev/shipshape/internal/chartfetch"
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/engine"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
@@ -31,6 +33,8 @@ type commonFlags struct {
 	charts      string
 	cacheDir    string
 	noCache     bool
+	fetchCharts bool
+	chartCache  string
 }
 
 func (c *commonFlags) register(fs *pflag.FlagSet) {
@@ -44,6 +48,8 @@ func (c *commonFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.charts, "charts", "", "directory of chart archives (NAME-VERSION.tgz, as helm pull writes) to render HelmReleases of chart repositories from; nothing is fetched (helm.charts in the config)")
 	fs.StringVar(&c.cacheDir, "cache-dir", "", "directory of the cache of kustomize roots' renderings (default: $SHIPSHAPE_CACHE, else shipshape in the user's cache directory; trimmed to 512 MB)")
 	fs.BoolVar(&c.noCache, "no-cache", false, "render every kustomize root, neither reading nor writing the cache")
+	fs.BoolVar(&c.fetchCharts, "fetch-charts", false, "fetch the chart versions HelmReleases and Applications name from their chart repositories (HTTP index or OCI) into the chart cache, and render them (helm.fetch in the config); the only option that reaches the network")
+	fs.StringVar(&c.chartCache, "chart-cache", "", "directory fetched charts are kept in (default: charts in the --cache-dir or $SHIPSHAPE_CACHE directory, else the user's cache directory's shipshape/charts; also with --no-cache)")
 	fs.StringVar(&c.renderMem, "render-memory", "", "memory one kustomize root may be estimated to need to render (default 4Gi; renderBudget.memory in the config)")
 }
 
@@ -80,6 +86,18 @@ func (c *commonFlags) setup(args []string, stdin io.Reader) (*session, error) {
 	eng.ChartsDir = cfg.ChartsDir()
 	if c.charts != "" {
 		eng.ChartsDir = c.charts
+	}
+	if c.fetchCharts || cfg != nil && cfg.Helm.Fetch {
+		dir := c.chartCache
+		if dir == "" && c.cacheDir != "" {
+			dir = filepath.Join(c.cacheDir, "charts")
+		}
+		if dir == "" {
+			if dir, err = chartfetch.DefaultDir(); err != nil {
+				return nil, err
+			}
+		}
+		eng.Fetcher = chartfetch.New(dir)
 	}
 	if eng.RenderBudget, err = c.renderBudget(cfg); err != nil {
 		return nil, err

@@ -107,7 +107,7 @@ func TestBashCompletion(t *testing.T) {
 		{"shipshape f", "fix fn"},
 		{"shipshape lint --fo", "--format"},
 		{"shipshape lint -f s", "sarif"},
-		{"shipshape fix --ch", "--check --charts"},
+		{"shipshape fix --ch", "--check --charts --chart-cache"},
 		{"shipshape lint --fail-on w", "warning"},
 		{"shipshape lint --render ", "auto none"},
 		{"shipshape lint --disable daemonset-r", "daemonset-replicas"},

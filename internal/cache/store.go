@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -212,6 +213,9 @@ func (s *Store) Trim() {
 	var entries []entry
 	var total int64
 	_ = filepath.WalkDir(s.dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && filepath.Dir(p) == s.dir && !isEntryDir(d.Name()) {
+			return filepath.SkipDir // not the store's: the chart cache (charts/), a user's file
+		}
 		if err != nil || d.IsDir() {
 			return nil
 		}
@@ -241,4 +245,17 @@ func (s *Store) Trim() {
 			total -= e.size
 		}
 	}
+}
+
+// isEntryDir reports a directory path puts entries in: two hex digits.
+func isEntryDir(name string) bool {
+	if len(name) != 2 {
+		return false
+	}
+	for _, c := range name {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
 }

@@ -175,6 +175,19 @@ func TestNotADirectory(t *testing.T) {
 // Trim keeps the most recently used entries within MaxBytes.
 func TestTrim(t *testing.T) {
 	s := Open(t.TempDir())
+	// Not the store's: the chart cache beside its entries, never trimmed.
+	chart := filepath.Join(s.Dir(), "charts", "big-1.0.0.tgz")
+	if err := os.MkdirAll(filepath.Dir(chart), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(chart, bytes.Repeat([]byte("c"), 100000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if _, err := os.Stat(chart); err != nil {
+			t.Errorf("Trim removed a file outside its entries: %v", err)
+		}
+	}()
 	value := bytes.Repeat([]byte("v"), 1000)
 	old := time.Now().Add(-48 * time.Hour)
 	for i := range 10 {

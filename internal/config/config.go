@@ -57,9 +57,12 @@ type Config struct {
 
 // HelmConfig: Charts is a directory of chart archives (`helm pull`'s
 // NAME-VERSION.tgz) that releases from chart repositories are rendered
-// from; relative to the config's directory. Nothing is fetched.
+// from; relative to the config's directory. Fetch turns on fetching the
+// charts the releases name from their repositories (lint and fix only,
+// as --fetch-charts; never the KRM function).
 type HelmConfig struct {
 	Charts string `yaml:"charts"`
+	Fetch  bool   `yaml:"fetch"`
 }
 
 // ChartsDir is helm.charts, relative to the config's directory; "" when unset.

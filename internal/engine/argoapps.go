@@ -39,7 +39,11 @@ func (e *Engine) argoReleases(t *renderState, doc releaseDoc, run *chartRun) {
 		sources = srcs.Content
 	}
 	for i, src := range sources {
-		if src == nil || src.Kind != yaml.MappingNode || manifest.Path(src, "chart") != nil {
+		if src == nil || src.Kind != yaml.MappingNode {
+			continue
+		}
+		if manifest.Path(src, "chart") != nil {
+			e.argoChartRelease(t, doc, i, src, name, run)
 			continue
 		}
 		path := manifest.ScalarValue(manifest.Path(src, "path"))
@@ -52,17 +56,7 @@ func (e *Engine) argoReleases(t *renderState, doc releaseDoc, run *chartRun) {
 		if !ok {
 			continue
 		}
-		release := manifest.ScalarValue(manifest.Path(helm, "releaseName"))
-		if release == "" {
-			release = name
-		}
-		namespace := manifest.ScalarValue(manifest.Path(helm, "namespace"))
-		if namespace == "" {
-			namespace = manifest.ScalarValue(manifest.Path(spec, "destination", "namespace"))
-		}
-		if namespace == "" {
-			namespace = chartNamespace
-		}
+		release, namespace := argoReleaseName(doc.node, helm, name)
 		app := &chartApp{
 			dir: dir, chartFile: filepath.Join(dir, "Chart.yaml"), key: fmt.Sprintf("%s#%d#%d", doc.file, doc.doc, i),
 			release: release, namespace: namespace, values: values,
@@ -71,6 +65,24 @@ func (e *Engine) argoReleases(t *renderState, doc releaseDoc, run *chartRun) {
 		helmKey, _ := manifest.MapEntry(src, "helm")
 		run.addRelease(app, doc.file, helmKey)
 	}
+}
+
+// argoReleaseName is a source's release name (helm.releaseName, else the
+// Application's name) and namespace (helm.namespace, else the
+// destination's, else default).
+func argoReleaseName(app, helm *yaml.Node, name string) (string, string) {
+	release := manifest.ScalarValue(manifest.Path(helm, "releaseName"))
+	if release == "" {
+		release = name
+	}
+	namespace := manifest.ScalarValue(manifest.Path(helm, "namespace"))
+	if namespace == "" {
+		namespace = manifest.ScalarValue(manifest.Path(app, "spec", "destination", "namespace"))
+	}
+	if namespace == "" {
+		namespace = chartNamespace
+	}
+	return release, namespace
 }
 
 // argoValues are an Application source's values sources, lowest first;

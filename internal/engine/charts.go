@@ -56,9 +56,12 @@ type chartApp struct {
 	// goes that has no line of its own (a template inside an archive)
 	owner     *yaml.Node
 	ownerFile string
-	res       *helmrender.Result
-	err       error
-	judged    *FileResult // its objects judged, as a pseudo-file (see judgeRendered)
+	// archiveLabel names a fetched archive in messages (the URL it came
+	// from) instead of its place in the cache; "" for the others
+	archiveLabel string
+	res          *helmrender.Result
+	err          error
+	judged       *FileResult // its objects judged, as a pseudo-file (see judgeRendered)
 }
 
 // chartRun is the run's local charts, by Chart.yaml.
@@ -70,6 +73,9 @@ type chartRun struct {
 	// released: where the not-rendered findings of the HelmReleases
 	// rendered here sit (releases.go)
 	released map[releaseAt]bool
+	// unfetched: why the chart of a release not rendered was not fetched
+	// (--fetch-charts), by where its not-rendered finding sits
+	unfetched map[releaseAt]string
 }
 
 // renderCharts finds the charts the inputs belong to and renders them, on
@@ -328,9 +334,12 @@ func (e *Engine) reportChartError(t *renderState, files map[string]*FileResult, 
 	if len(app.values) == 0 && app.key == app.chartFile {
 		values = "its default values"
 	}
+	if app.archiveLabel != "" {
+		msg = strings.ReplaceAll(msg, app.dir, app.archiveLabel)
+	}
 	// The reason leads: text output holds a line to 300 characters.
 	f := e.fileFinding("", RenderErrorID, fmt.Sprintf("Helm chart %s does not render: %s (release %q, namespace %q, %s); its templates are not judged",
-		t.show(app.dir), t.relPaths(msg), app.release, app.namespace, values))
+		app.show(t, app.dir), t.relPaths(msg), app.release, app.namespace, values))
 	e.recordAt(t, files, f, file, line, col)
 }
 
@@ -345,7 +354,7 @@ func (e *Engine) placeChart(t *renderState, files map[string]*FileResult, app *c
 	f.Fix = nil // not carried into values files or templates (yet)
 	tmpl := t.show(o.Source.File)
 	if o.Source.Archive != "" {
-		tmpl = t.show(o.Source.Archive) + "!" + o.Source.File
+		tmpl = app.show(t, o.Source.Archive) + "!" + o.Source.File
 	}
 	where := fmt.Sprintf("in what Helm renders from %s (release %q, namespace %q, %s)", tmpl, app.release, app.namespace, app.valuesNote)
 	field := chartField(f.Field)

@@ -21,6 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/chartfetch"
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/render"
@@ -56,6 +57,11 @@ type Engine struct {
 	// ChartsDir holds chart archives (NAME-VERSION.tgz) that HelmReleases
 	// of chart repositories are rendered from (releases.go); "" for none.
 	ChartsDir string
+	// Fetcher, when set (lint --fetch-charts), pulls the charts releases
+	// name from their chart repositories into its cache
+	// (remotecharts.go); nil: nothing is fetched (the default, and always
+	// in the KRM function).
+	Fetcher *chartfetch.Fetcher
 	// Stdin is read for the path "-".
 	Stdin io.Reader
 	// Cache, when set, keeps kustomize roots' renderings between runs

@@ -87,8 +87,20 @@ func (e *Engine) findReleases(t *renderState, in treeInputs, run *chartRun) {
 		}
 	}
 	for _, hr := range releases {
-		if app := e.releaseApp(t, hr, objects); app != nil {
-			run.addRelease(app, hr.file, manifest.Path(hr.node, "spec", "chart", "spec", "chart"))
+		// Source objects matter only to a chart an archive may be found
+		// or fetched for.
+		if (e.Fetcher != nil || e.ChartsDir != "") && readsFluxSource(hr.node) {
+			scan("HelmRepository", "OCIRepository", "HelmChart")
+			break
+		}
+	}
+	for _, hr := range releases {
+		app, loc := e.releaseApp(t, hr, objects)
+		switch {
+		case app != nil:
+			run.addRelease(app, hr.file, loc.owner)
+		case loc.unfetched != "" && loc.owner != nil:
+			run.noteUnfetched(hr.file, loc.owner, loc.unfetched)
 		}
 	}
 	for _, doc := range argoApps {
@@ -140,7 +152,8 @@ func readReleaseObjects(file string, words ...string) (releases, apps []releaseD
 			releases = append(releases, releaseDoc{file: file, doc: doc, node: obj})
 		case kind == "Application" && strings.HasPrefix(api, "argoproj.io/"):
 			apps = append(apps, releaseDoc{file: file, doc: doc, node: obj})
-		case (kind == "ConfigMap" || kind == "Secret") && api == "v1":
+		case (kind == "ConfigMap" || kind == "Secret") && api == "v1",
+			(kind == "HelmRepository" || kind == "OCIRepository" || kind == "HelmChart") && strings.HasPrefix(api, fluxSourceAPI):
 			objects = append(objects, valuesObject{file: file, kind: kind, node: obj,
 				name:      manifest.ScalarValue(manifest.Path(obj, "metadata", "name")),
 				namespace: manifest.ScalarValue(manifest.Path(obj, "metadata", "namespace"))})
@@ -149,34 +162,17 @@ func readReleaseObjects(file string, words ...string) (releases, apps []releaseD
 	return releases, apps, objects, true
 }
 
-// releaseApp is the application of a HelmRelease whose chart is here, or
-// nil.
-func (e *Engine) releaseApp(t *renderState, hr releaseDoc, objects []valuesObject) *chartApp {
+// releaseApp is the application of a HelmRelease whose chart is here (a
+// chart directory of the repository, an archive of --charts DIR, or one
+// fetched), or nil; loc says where its chart was looked for.
+func (e *Engine) releaseApp(t *renderState, hr releaseDoc, objects []valuesObject) (*chartApp, chartLocation) {
 	spec := manifest.Path(hr.node, "spec")
-	chart := manifest.Path(spec, "chart", "spec", "chart")
-	if chart == nil || chart.Kind != yaml.ScalarNode {
-		return nil
-	}
-	var dir, chartFile string
-	switch manifest.ScalarValue(manifest.Path(spec, "chart", "spec", "sourceRef", "kind")) {
-	case "GitRepository":
-		var ok bool
-		dir, ok = t.repositoryChart(hr.file, chart.Value, e.contains)
-		chartFile = filepath.Join(dir, "Chart.yaml")
-		if !ok || !e.holds(dir) || t.excluded(chartFile) {
-			return nil
-		}
-	case "HelmRepository", "OCIRepository":
-		dir = e.chartArchive(chart.Value, manifest.ScalarValue(manifest.Path(spec, "chart", "spec", "version")))
-		if dir == "" {
-			return nil
-		}
-		chartFile = dir
-	default:
-		return nil
-	}
 	name := manifest.ScalarValue(manifest.Path(hr.node, "metadata", "name"))
 	namespace := manifest.ScalarValue(manifest.Path(hr.node, "metadata", "namespace"))
+	loc := e.releaseChart(t, hr.file, spec, namespace, objects)
+	if loc.dir == "" {
+		return nil, loc
+	}
 	target := manifest.ScalarValue(manifest.Path(spec, "targetNamespace"))
 	release := manifest.ScalarValue(manifest.Path(spec, "releaseName"))
 	if release == "" {
@@ -187,7 +183,7 @@ func (e *Engine) releaseApp(t *renderState, hr releaseDoc, objects []valuesObjec
 	}
 	values, ok := releaseValues(hr.file, spec, namespace, objects)
 	if !ok || name == "" {
-		return nil
+		return nil, chartLocation{}
 	}
 	if target != "" {
 		namespace = target
@@ -196,10 +192,10 @@ func (e *Engine) releaseApp(t *renderState, hr releaseDoc, objects []valuesObjec
 		namespace = chartNamespace
 	}
 	return &chartApp{
-		dir: dir, chartFile: chartFile, key: fmt.Sprintf("%s#%d", hr.file, hr.doc), owner: chart, ownerFile: hr.file,
+		dir: loc.dir, chartFile: loc.chartFile, archiveLabel: loc.label, key: fmt.Sprintf("%s#%d", hr.file, hr.doc), owner: loc.owner, ownerFile: hr.file,
 		release: shortenReleaseName(release), namespace: namespace, values: values,
 		valuesNote: fmt.Sprintf("the values of HelmRelease %s in %s", name, t.show(hr.file)),
-	}
+	}, loc
 }
 
 // exactVersion is a chart version that names one release (no range).
@@ -408,16 +404,20 @@ func literalIndent(file string, line int) int {
 }
 
 // dropRendered takes the not-rendered finding off the releases the run
-// rendered.
+// rendered, and adds to the others' why their chart was not fetched.
 func (c *chartRun) dropRendered(t *renderState, fr *FileResult) {
-	if c == nil || len(c.released) == 0 || fr.Input.Path == manifest.Stdin {
+	if c == nil || len(c.released) == 0 && len(c.unfetched) == 0 || fr.Input.Path == manifest.Stdin {
 		return
 	}
 	key := t.key(fr.Input.Path)
 	kept := fr.own[:0]
 	for _, f := range fr.own {
-		if f.Rule == notRenderedID && f.Unrendered == analysis.HelmRelease && c.released[releaseAt{key, f.Line, f.Column}] {
+		at := releaseAt{key, f.Line, f.Column}
+		if f.Rule == notRenderedID && f.Unrendered == analysis.HelmRelease && c.released[at] {
 			continue
+		}
+		if why := c.unfetched[at]; why != "" && f.Rule == notRenderedID && f.Unrendered == analysis.HelmRelease {
+			f.Message += "; --fetch-charts: " + why
 		}
 		kept = append(kept, f)
 	}
