@@ -346,6 +346,13 @@ func (r *Renderer) run(root *Kustomization, trace bool) (m resmap.ResMap, err er
 	if trace {
 		fs = tracingFS{r.fs, filepath.Clean(root.File)}
 	}
+	if root.Argo != nil {
+		data := root.Argo.data
+		if trace {
+			data, _ = withBuildMetadata(data)
+		}
+		fs = variantFS{fs, filepath.Clean(root.File), data}
+	}
 	guard := &guardedFS{FileSystem: fs, costs: r.fs, data: r.graph.Embedded(root)}
 	fs = guard
 	defer func() {

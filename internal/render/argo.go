@@ -1,0 +1,543 @@
+package render
+
+// Argo CD Applications that build a kustomize root of the repository with
+// `spec.source(s).kustomize` options. Argo CD's repo server
+// (util/kustomize/kustomize.go, Build) edits the kustomization of a copy
+// of the directory before `kustomize build`, in this order: `kustomize
+// edit set nameprefix`, `set namesuffix`, `set image`, `set replicas`,
+// `add label` (--force, --without-selector, --include-templates),
+// `add annotation` (--force), `set namespace`, then appends the patches
+// to the file's `patches` itself, then `add component`. Here the same
+// edits are made by kustomize's own edit commands, in-process, on an
+// in-memory copy of the kustomization (so their semantics are exactly
+// kustomize's: images merged by name and sorted, a label already set
+// refused without --force), and the root is built from that copy. The
+// disk is never written.
+//
+// The variant is a Kustomization of its own (Argo set), rendered beside
+// the root as another application. Its Doc is the root's, with the
+// nodes the options add taken from the Application file, so that a
+// finding a value of an option causes is placed at the option's line
+// there (kzAt, and the patches, see appendedPatches).
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+	"sigs.k8s.io/kustomize/api/kv"
+	"sigs.k8s.io/kustomize/api/pkg/loader"
+	"sigs.k8s.io/kustomize/api/provider"
+	"sigs.k8s.io/kustomize/kustomize/v5/commands/edit/add"
+	"sigs.k8s.io/kustomize/kustomize/v5/commands/edit/set"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/shipshape-dev/shipshape/internal/manifest"
+)
+
+// ArgoSource is one source of an Argo CD Application whose path is a
+// kustomize root, and its `kustomize:` options.
+type ArgoSource struct {
+	// File is the Application's file (real path), Src its bytes and Doc
+	// the document of File that holds the Application.
+	File string
+	Src  []byte
+	Doc  int
+	// App is the Application's name; At the path of the source in the
+	// document (spec.source, or spec.sources[i]).
+	App string
+	At  Path
+	// Options is the source's `kustomize:` mapping.
+	Options *yaml.Node
+	// Env is what Argo CD substitutes in images and label values
+	// (ARGOCD_APP_NAME, ARGOCD_APP_NAMESPACE, ...): a name not in it is
+	// one shipshape does not know offline (a revision).
+	Env map[string]string
+}
+
+// ArgoVariant is what an Application adds to the root it builds.
+type ArgoVariant struct {
+	Source ArgoSource
+	// Root is the root built, Key names the variant as an application
+	// (the Application's file, document and source).
+	Root *Kustomization
+	Key  string
+	// data is the kustomization as Argo CD's edits leave it: what
+	// kustomize reads in place of the root's file.
+	data []byte
+	// owned are the nodes of Doc that are the Application's (positions in
+	// File).
+	owned   map[*yaml.Node]bool
+	patches *FluxPatches
+	// components are the paths the Application adds, as written.
+	components []string
+}
+
+// owns reports whether n is a node of the Application's file.
+func (v *ArgoVariant) owns(n *yaml.Node) bool { return v != nil && n != nil && v.owned[n] }
+
+// ArgoOptionsError is an option Argo CD cannot build with (kustomize
+// edit refuses it, or it needs what shipshape does not know), at its
+// node in the Application's file.
+type ArgoOptionsError struct {
+	File         string
+	Line, Column int
+	Message      string
+	// Unknown is set when the variant is not rendered for want of what
+	// only the cluster knows (a revision): not a mistake in the file.
+	Unknown bool
+}
+
+func (e *ArgoOptionsError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Message)
+}
+
+// ArgoVariant returns root as src's options make it: a Kustomization to
+// render (Renderer.Render) as an application of its own.
+func (g *Graph) ArgoVariant(root *Kustomization, src ArgoSource) (*Kustomization, *ArgoOptionsError) {
+	if root.Doc == nil {
+		return nil, &ArgoOptionsError{File: root.File, Message: "the kustomization does not parse"}
+	}
+	v := &ArgoVariant{Source: src, Root: root, owned: map[*yaml.Node]bool{},
+		Key: fmt.Sprintf("%s#%d#%s", src.File, src.Doc, src.At)}
+	k := &Kustomization{Dir: root.Dir, File: root.File, Src: root.Src, Kind: root.Kind, Flux: root.Flux, src: root.src, Argo: v}
+	k.Doc = deepCopy(root.Doc)
+	data, err := v.edit(k)
+	if err != nil {
+		return nil, err
+	}
+	v.data = data
+	k.Refs = refsOf(k)
+	g.resolveRefs(k)
+	return k, nil
+}
+
+// editStep is one `kustomize edit` Argo CD runs, and the option it
+// comes from.
+type editStep struct {
+	option string
+	args   []string
+	at     *yaml.Node
+}
+
+// edit runs Argo CD's edits over the root's kustomization in memory and
+// mirrors them in k.Doc; it returns the edited file's bytes.
+func (v *ArgoVariant) edit(k *Kustomization) ([]byte, *ArgoOptionsError) {
+	opts := v.Source.Options
+	fs := filesys.MakeFsInMemory()
+	name := filepath.Base(k.File)
+	if err := fs.WriteFile(name, v.Root.Src); err != nil {
+		return nil, v.errAt(opts, err.Error())
+	}
+	steps, problem := v.steps(k)
+	if problem != nil {
+		return nil, problem
+	}
+	for _, s := range steps {
+		if err := runEdit(fs, s.args); err != nil {
+			return nil, v.errAt(s.at, fmt.Sprintf("Argo CD's `kustomize edit %s` fails on %s: %v", strings.Join(s.args[:2], " "), s.option, err))
+		}
+	}
+	data, err := fs.ReadFile(name)
+	if err != nil {
+		return nil, v.errAt(opts, err.Error())
+	}
+	if list := seq(mapGet(opts, "patches")); len(list) > 0 {
+		if data, err = appendPatches(data, list); err != nil {
+			return nil, v.errAt(mapGet(opts, "patches"), err.Error())
+		}
+		v.patches = &FluxPatches{File: v.Source.File, Src: v.Source.Src, Doc: v.Source.Doc, List: mapGet(opts, "patches"),
+			At: v.Source.At.concat(Path{{Key: "kustomize"}, {Key: "patches"}}), Dir: k.Dir}
+	}
+	if len(v.components) > 0 {
+		if data, err = appendComponents(data, v.components); err != nil {
+			return nil, v.errAt(mapGet(opts, "components"), err.Error())
+		}
+	}
+	return data, nil
+}
+
+// appendComponents is `kustomize edit add component` (run last, as Argo
+// CD runs it) for paths that exist and hold no glob: each appended to
+// components unless it is there already. Done here rather than by the
+// command, whose in-memory file system has no directory above the
+// kustomization's for a path such as ../components/x to name.
+func appendComponents(data []byte, names []string) ([]byte, error) {
+	var k map[string]any
+	if err := sigsyaml.Unmarshal(data, &k); err != nil {
+		return nil, err
+	}
+	if k == nil {
+		k = map[string]any{}
+	}
+	list, _ := k["components"].([]any)
+	for _, n := range names {
+		if !slices.Contains(list, any(n)) {
+			list = append(list, n)
+		}
+	}
+	k["components"] = list
+	return sigsyaml.Marshal(k)
+}
+
+// runEdit runs `kustomize edit ARGS` over fs, in-process.
+func runEdit(fs filesys.FileSystem, args []string) error {
+	var cmd *cobra.Command
+	dp := provider.NewDefaultDepProvider()
+	v := dp.GetFieldValidator()
+	kvs := kv.NewLoader(loader.NewFileLoaderAtCwd(fs), v)
+	switch args[0] {
+	case "set":
+		cmd = set.NewCmdSet(fs, kvs, v, dp.GetResourceFactory())
+	default:
+		cmd = add.NewCmdAdd(fs, kvs, dp.GetResourceFactory())
+	}
+	cmd.SetArgs(args[1:])
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	return cmd.Execute()
+}
+
+// steps are Argo CD's edits for the options, in its order, each mirrored
+// in k.Doc as it goes.
+func (v *ArgoVariant) steps(k *Kustomization) ([]editStep, *ArgoOptionsError) {
+	opts := v.Source.Options
+	var steps []editStep
+	for _, f := range []struct{ option, verb string }{{"namePrefix", "nameprefix"}, {"nameSuffix", "namesuffix"}} {
+		if key, val := manifest.MapEntry(opts, f.option); val != nil && val.Value != "" {
+			steps = append(steps, editStep{f.option, []string{"set", f.verb, "--", val.Value}, val})
+			v.setField(k.Doc, f.option, key, val)
+		}
+	}
+	if list := seq(mapGet(opts, "images")); len(list) > 0 {
+		args := []string{"set", "image"}
+		for _, n := range list {
+			image, err := v.envsubst(n)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, image)
+			v.mirrorImage(k.Doc, n, image)
+		}
+		steps = append(steps, editStep{"images", args, mapGet(opts, "images")})
+	}
+	if list := seq(mapGet(opts, "replicas")); len(list) > 0 {
+		args := []string{"set", "replicas"}
+		for _, n := range list {
+			name, count := mapGet(n, "name"), mapGet(n, "count")
+			if name == nil || count == nil || count.Kind != yaml.ScalarNode {
+				return nil, v.errAt(n, "a replicas entry needs a name and a count")
+			}
+			args = append(args, name.Value+"="+count.Value)
+			v.mirrorNamed(k.Doc, "replicas", n)
+		}
+		steps = append(steps, editStep{"replicas", args, mapGet(opts, "replicas")})
+	}
+	s, err := v.metadataStep(k.Doc, "commonLabels", "label")
+	if err != nil {
+		return nil, err
+	}
+	steps = append(steps, s...)
+	if s, err = v.metadataStep(k.Doc, "commonAnnotations", "annotation"); err != nil {
+		return nil, err
+	}
+	steps = append(steps, s...)
+	if key, val := manifest.MapEntry(opts, "namespace"); val != nil && val.Value != "" {
+		steps = append(steps, editStep{"namespace", []string{"set", "namespace", "--", val.Value}, val})
+		v.setField(k.Doc, "namespace", key, val)
+	}
+	if list := seq(mapGet(opts, "components")); len(list) > 0 {
+		ignoreMissing := scalarOf(opts, "ignoreMissingComponents") == "true"
+		comps := listField(k.Doc, "components")
+		for _, n := range list {
+			if n.Kind != yaml.ScalarNode || n.Value == "" || IsRemote(n.Value) || filepath.IsAbs(n.Value) || strings.ContainsAny(n.Value, "*?[") {
+				return nil, v.errAt(n, "not rendered: a components entry that is not a local, relative path without globs is not read here")
+			}
+			if st, err := os.Stat(filepath.Join(k.Dir, n.Value)); err != nil || !st.IsDir() {
+				if ignoreMissing {
+					continue
+				}
+				return nil, v.errAt(n, fmt.Sprintf("components entry %q names no directory: Argo CD's `kustomize edit add component` fails on it", n.Value))
+			}
+			v.components = append(v.components, n.Value)
+			if comps != nil && !slices.ContainsFunc(comps.Content, func(c *yaml.Node) bool { return c.Value == n.Value }) {
+				comps.Content = append(comps.Content, n)
+				v.owned[n] = true
+			}
+		}
+	}
+	return steps, nil
+}
+
+// metadataStep is `kustomize edit add label|annotation` for the option
+// (commonLabels or commonAnnotations), with Argo CD's flags.
+func (v *ArgoVariant) metadataStep(doc *yaml.Node, option, what string) ([]editStep, *ArgoOptionsError) {
+	opts := v.Source.Options
+	m := mapGet(opts, option)
+	if m == nil || m.Kind != yaml.MappingNode || len(m.Content) == 0 {
+		return nil, nil
+	}
+	args := []string{"add", what}
+	force := scalarOf(opts, "forceCommonLabels") == "true"
+	if what == "annotation" {
+		force = scalarOf(opts, "forceCommonAnnotations") == "true"
+	}
+	if force {
+		args = append(args, "--force")
+	}
+	withoutSelector := what == "label" && scalarOf(opts, "labelWithoutSelector") == "true"
+	includeTemplates := what == "label" && scalarOf(opts, "labelIncludeTemplates") == "true"
+	if withoutSelector {
+		args = append(args, "--without-selector")
+	}
+	if includeTemplates {
+		args = append(args, "--include-templates")
+	}
+	target := option
+	if withoutSelector {
+		target = "" // a labels entry: see mirrorLabel
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		key, val := m.Content[i], m.Content[i+1]
+		value := val.Value
+		if what == "label" || scalarOf(opts, "commonAnnotationsEnvsubst") == "true" {
+			var err *ArgoOptionsError
+			if value, err = v.envsubst(val); err != nil {
+				return nil, err
+			}
+		}
+		args = append(args, key.Value+":"+value)
+		if value != val.Value {
+			// As substituted, at the value as written.
+			c := *val
+			c.Value, c.Style = value, 0
+			val = &c
+		}
+		if target != "" {
+			v.setField(mapField(doc, target), key.Value, key, val)
+		} else {
+			v.mirrorLabel(doc, key, val, includeTemplates)
+		}
+	}
+	return []editStep{{option, args, m}}, nil
+}
+
+// envsubst is the value of n as Argo CD substitutes it (os.Expand over
+// the Application's environment, `$$` for a dollar); an error when it
+// names a variable shipshape does not know.
+func (v *ArgoVariant) envsubst(n *yaml.Node) (string, *ArgoOptionsError) {
+	var unknown string
+	out := os.Expand(n.Value, func(name string) string {
+		if name == "$" {
+			return "$"
+		}
+		val, ok := v.Source.Env[name]
+		if !ok && unknown == "" {
+			unknown = name
+		}
+		return val
+	})
+	if unknown != "" {
+		e := v.errAt(n, fmt.Sprintf("not rendered: Argo CD substitutes $%s here, which only the cluster knows", unknown))
+		e.Unknown = true
+		return "", e
+	}
+	return out, nil
+}
+
+// errAt is an ArgoOptionsError at n of the Application's file.
+func (v *ArgoVariant) errAt(n *yaml.Node, msg string) *ArgoOptionsError {
+	e := &ArgoOptionsError{File: v.Source.File, Message: msg}
+	if n != nil {
+		e.Line, e.Column = n.Line, n.Column
+	}
+	return e
+}
+
+// setField sets m[name] to the Application's key and value nodes.
+func (v *ArgoVariant) setField(m *yaml.Node, name string, key, val *yaml.Node) {
+	if m == nil {
+		return
+	}
+	v.owned[key], v.owned[val] = true, true
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == name {
+			m.Content[i], m.Content[i+1] = key, val
+			return
+		}
+	}
+	m.Content = append(m.Content, key, val)
+}
+
+// mirrorImage puts the Application's image (its string node n, the value
+// as substituted) in doc's images, replacing the entry of the same name:
+// an entry whose every scalar is at n.
+func (v *ArgoVariant) mirrorImage(doc, n *yaml.Node, image string) {
+	name, newName, tag, digest := parseImageArg(image)
+	entry := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
+	for _, kv := range [][2]string{{"name", name}, {"newName", newName}, {"newTag", tag}, {"digest", digest}} {
+		if kv[1] == "" {
+			continue
+		}
+		key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: kv[0], Line: n.Line, Column: n.Column}
+		val := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: kv[1], Line: n.Line, Column: n.Column}
+		v.owned[key], v.owned[val] = true, true
+		entry.Content = append(entry.Content, key, val)
+	}
+	v.owned[entry] = true
+	v.replaceNamed(doc, "images", name, entry)
+}
+
+// parseImageArg reads an argument of `kustomize edit set image`:
+// [name=]newName[:tag][@digest], or name[:tag][@digest].
+func parseImageArg(arg string) (name, newName, tag, digest string) {
+	ref := arg
+	if i := strings.Index(arg, "="); i >= 0 {
+		name, ref = arg[:i], arg[i+1:]
+	}
+	if i := strings.Index(ref, "@"); i >= 0 {
+		ref, digest = ref[:i], ref[i+1:]
+	}
+	if i := strings.LastIndex(ref, ":"); i >= 0 && !strings.Contains(ref[i:], "/") {
+		ref, tag = ref[:i], ref[i+1:]
+	}
+	if name == "" {
+		return ref, "", tag, digest
+	}
+	return name, ref, tag, digest
+}
+
+// mirrorNamed puts the Application's entry n (a mapping with a name) in
+// doc's list field, replacing the entry of the same name.
+func (v *ArgoVariant) mirrorNamed(doc *yaml.Node, field string, n *yaml.Node) {
+	walkNodes(n, func(c *yaml.Node) { v.owned[c] = true })
+	v.replaceNamed(doc, field, scalarOf(n, "name"), n)
+}
+
+func (v *ArgoVariant) replaceNamed(doc *yaml.Node, field, name string, entry *yaml.Node) {
+	list := listField(doc, field)
+	if list == nil {
+		return
+	}
+	for i, e := range list.Content {
+		if scalarOf(e, "name") == name {
+			list.Content[i] = entry
+			return
+		}
+	}
+	list.Content = append(list.Content, entry)
+}
+
+// mirrorLabel adds a label as `edit add label --without-selector` does:
+// to the first labels entry with includeSelectors false and the same
+// includeTemplates, else to a new one.
+func (v *ArgoVariant) mirrorLabel(doc, key, val *yaml.Node, includeTemplates bool) {
+	list := listField(doc, "labels")
+	if list == nil {
+		return
+	}
+	for _, e := range list.Content {
+		if scalarOf(e, "includeSelectors") != "true" && (scalarOf(e, "includeTemplates") == "true") == includeTemplates {
+			v.setField(mapField(e, "pairs"), key.Value, key, val)
+			return
+		}
+	}
+	entry := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	pairs := mapField(entry, "pairs")
+	if includeTemplates {
+		entry.Content = append(entry.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "includeTemplates"},
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"})
+	}
+	v.setField(pairs, key.Value, key, val)
+	list.Content = append(list.Content, entry)
+}
+
+// mapField is the mapping m holds at key, made when absent or null; nil
+// when it holds something else.
+func mapField(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	n := mapGet(m, key)
+	switch {
+	case n == nil:
+		n = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, n)
+	case n.Tag == "!!null":
+		*n = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	return n
+}
+
+// appendPatches appends the Application's patches to the kustomization's
+// `patches`, as Argo CD does: the file read into a map with
+// sigs.k8s.io/yaml, the patches added as its KustomizePatch type writes
+// them (path, patch, target, options), and the map written back.
+func appendPatches(data []byte, list []*yaml.Node) ([]byte, error) {
+	var k map[string]any
+	if err := sigsyaml.Unmarshal(data, &k); err != nil {
+		return nil, fmt.Errorf("failed to unmarshal kustomization.yaml: %w", err)
+	}
+	if k == nil {
+		k = map[string]any{}
+	}
+	var patches []any
+	if p, ok := k["patches"]; ok {
+		if patches, ok = p.([]any); !ok {
+			return nil, fmt.Errorf("expected 'patches' field in kustomization.yaml to be []any, but got %T", p)
+		}
+	}
+	for _, n := range list {
+		var p argoPatch
+		if err := n.Decode(&p); err != nil {
+			return nil, err
+		}
+		patches = append(patches, p)
+	}
+	k["patches"] = patches
+	return sigsyaml.Marshal(k)
+}
+
+// argoPatch is Argo CD's KustomizePatch, as it writes it.
+type argoPatch struct {
+	Path    string          `json:"path,omitempty" yaml:"path,omitempty"`
+	Patch   string          `json:"patch,omitempty" yaml:"patch,omitempty"`
+	Target  *argoSelector   `json:"target,omitempty" yaml:"target,omitempty"`
+	Options map[string]bool `json:"options,omitempty" yaml:"options,omitempty"`
+}
+
+type argoSelector struct {
+	Group              string `json:"group,omitempty" yaml:"group,omitempty"`
+	Version            string `json:"version,omitempty" yaml:"version,omitempty"`
+	Kind               string `json:"kind,omitempty" yaml:"kind,omitempty"`
+	Name               string `json:"name,omitempty" yaml:"name,omitempty"`
+	Namespace          string `json:"namespace,omitempty" yaml:"namespace,omitempty"`
+	AnnotationSelector string `json:"annotationSelector,omitempty" yaml:"annotationSelector,omitempty"`
+	LabelSelector      string `json:"labelSelector,omitempty" yaml:"labelSelector,omitempty"`
+}
+
+// variantFS is the file system a variant is built from: the root's
+// kustomization read as Argo CD's edits leave it.
+type variantFS struct {
+	filesys.FileSystem
+	root string
+	data []byte
+}
+
+func (f variantFS) ReadFile(path string) ([]byte, error) {
+	if filepath.Clean(path) == f.root {
+		return bytes.Clone(f.data), nil
+	}
+	return f.FileSystem.ReadFile(path)
+}
