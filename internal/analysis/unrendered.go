@@ -37,6 +37,10 @@ const (
 	// ChartDependency: a dependency a chart of the repository lists and
 	// does not vendor; the chart is rendered without it.
 	ChartDependency
+	// ArgoVariant: an Argo CD Application's kustomize options that name
+	// what only the cluster knows (a revision); the root is rendered
+	// without them.
+	ArgoVariant
 )
 
 // Plural names n applications of kind u for the summary line ("2 Helm
@@ -48,7 +52,7 @@ func (u Unrendered) Plural(n int) string {
 
 // Key is u's name in JSON output.
 func (u Unrendered) Key() string {
-	return [...]string{"", "helmRelease", "helmCharts", "remoteBase", "function", "applicationSet", "toolSource", "outsideScope", "overBudget", "chartDependency"}[u]
+	return [...]string{"", "helmRelease", "helmCharts", "remoteBase", "function", "applicationSet", "toolSource", "outsideScope", "overBudget", "chartDependency", "argoVariant"}[u]
 }
 
 func (u Unrendered) names() (one, many string) {
@@ -71,6 +75,8 @@ func (u Unrendered) names() (one, many string) {
 		return "root over its render budget", "roots over their render budget"
 	case ChartDependency:
 		return "chart dependency not vendored", "chart dependencies not vendored"
+	case ArgoVariant:
+		return "Application's kustomize options", "Applications' kustomize options"
 	}
 	return "application", "applications"
 }

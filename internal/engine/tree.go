@@ -59,6 +59,11 @@ type renderState struct {
 	wd         namedDir   // the working directory, named ""
 	// change: under --base, the roots the change touches (base.go)
 	change *changeRun
+	// variants: the roots as Argo CD Applications build them with their
+	// kustomize options, and the options they cannot build with
+	// (argokustomize.go)
+	variants        []*render.Kustomization
+	variantProblems []*render.ArgoOptionsError
 }
 
 // RunTree lints inputs as applications (see above); paths are what was
@@ -92,6 +97,9 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	t := e.newRenderState(named, overlay, g)
 	plan := e.planRoots(t, inputs, overlay)
 	t.change = e.planChange(t, plan)
+	if len(plan.roots) > 0 {
+		t.variants, t.variantProblems = e.argoVariants(t, inputs, plan.roots)
+	}
 	in := t.collectInputs(inputs, named)
 	t.charts = e.renderCharts(t, in)
 	r := e.renderRoots(t, plan)
@@ -375,6 +383,7 @@ func (e *Engine) gather(t *renderState, res *Result, slots []*FileResult, done r
 		}
 		res.context = append(res.context, done.judged[i])
 	}
+	e.renderVariants(t, files, res, t.variants, t.variantProblems)
 	e.judgeChange(t, files, slots, plan)
 	e.gatherCharts(t, files, res)
 	// A Flux Kustomization whose spec.components Flux cannot build with.

@@ -54,8 +54,8 @@ type ArgoSource struct {
 	// document (spec.source, or spec.sources[i]).
 	App string
 	At  Path
-	// Options is the source's `kustomize:` mapping.
-	Options *yaml.Node
+	// Options is the source's `kustomize:` mapping, Key its key.
+	Options, Key *yaml.Node
 	// Env is what Argo CD substitutes in images and label values
 	// (ARGOCD_APP_NAME, ARGOCD_APP_NAMESPACE, ...): a name not in it is
 	// one shipshape does not know offline (a revision).
@@ -78,6 +78,27 @@ type ArgoVariant struct {
 	patches *FluxPatches
 	// components are the paths the Application adds, as written.
 	components []string
+}
+
+// Key names k as an application: its file, or for an Argo CD
+// Application's variant, the Application's source.
+func (k *Kustomization) Key() string {
+	if k.Argo != nil {
+		return k.Argo.Key
+	}
+	return k.File
+}
+
+// OwnsAt reports whether the node at line:column of the root's
+// kustomization, as a Problem names it, is the Application's (then at
+// that place in its file).
+func (v *ArgoVariant) OwnsAt(line, column int) bool {
+	for n := range v.owned {
+		if n.Line == line && n.Column == column {
+			return true
+		}
+	}
+	return false
 }
 
 // owns reports whether n is a node of the Application's file.
