@@ -27,15 +27,16 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
-	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 	"sigs.k8s.io/kustomize/api/kv"
 	"sigs.k8s.io/kustomize/api/pkg/loader"
+	"sigs.k8s.io/kustomize/api/pkg/util"
 	"sigs.k8s.io/kustomize/api/provider"
+	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kustomize/v5/commands/edit/add"
-	"sigs.k8s.io/kustomize/kustomize/v5/commands/edit/set"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	sigsyaml "sigs.k8s.io/yaml"
 
@@ -162,7 +163,7 @@ func (v *ArgoVariant) edit(k *Kustomization) ([]byte, *ArgoOptionsError) {
 		return nil, problem
 	}
 	for _, s := range steps {
-		if err := runEdit(fs, s.args); err != nil {
+		if err := runEdit(fs, name, s.args); err != nil {
 			return nil, v.errAt(s.at, fmt.Sprintf("Argo CD's `kustomize edit %s` fails on %s: %v", strings.Join(s.args[:2], " "), s.option, err))
 		}
 	}
@@ -208,23 +209,150 @@ func appendComponents(data []byte, names []string) ([]byte, error) {
 	return sigsyaml.Marshal(k)
 }
 
-// runEdit runs `kustomize edit ARGS` over fs, in-process.
-func runEdit(fs filesys.FileSystem, args []string) error {
-	var cmd *cobra.Command
-	dp := provider.NewDefaultDepProvider()
-	v := dp.GetFieldValidator()
-	kvs := kv.NewLoader(loader.NewFileLoaderAtCwd(fs), v)
-	switch args[0] {
-	case "set":
-		cmd = set.NewCmdSet(fs, kvs, v, dp.GetResourceFactory())
-	default:
-		cmd = add.NewCmdAdd(fs, kvs, dp.GetResourceFactory())
+// runEdit runs `kustomize edit ARGS` over the kustomization name of fs,
+// in-process: `add` by kustomize's own command, `set` by setEdit.
+func runEdit(fs filesys.FileSystem, name string, args []string) error {
+	if args[0] == "set" {
+		data, err := fs.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		if data, err = setEdit(data, args[1], args[2:]); err != nil {
+			return err
+		}
+		return fs.WriteFile(name, data)
 	}
+	dp := provider.NewDefaultDepProvider()
+	cmd := add.NewCmdAdd(fs, kv.NewLoader(loader.NewFileLoaderAtCwd(fs), dp.GetFieldValidator()), dp.GetResourceFactory())
 	cmd.SetArgs(args[1:])
 	cmd.SetOut(io.Discard)
 	cmd.SetErr(io.Discard)
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
 	return cmd.Execute()
+}
+
+// setEdit is `kustomize edit set VERB ARGS` (v5.8.2, commands/edit/set)
+// over a kustomization's bytes. Written out here rather than linked:
+// that package compiles a large regular expression at init, a
+// millisecond of every run's start-up. The kustomization is read as
+// kustomize's kustfile reads it (Unmarshal, FixKustomization); the
+// written form differs from kustfile's (field order, comments), not what
+// kustomize builds from it. TestArgoVariantEqualsKustomizeEdit holds it
+// to the real commands.
+func setEdit(data []byte, verb string, args []string) ([]byte, error) {
+	var k types.Kustomization
+	if err := k.Unmarshal(data); err != nil {
+		return nil, err
+	}
+	k.FixKustomization()
+	if args[0] == "--" {
+		args = args[1:]
+	}
+	switch verb {
+	case "nameprefix":
+		k.NamePrefix = args[0]
+	case "namesuffix":
+		k.NameSuffix = args[0]
+	case "namespace":
+		if errs := provider.NewDefaultDepProvider().GetFieldValidator().ValidateNamespace(args[0]); len(errs) != 0 {
+			return nil, fmt.Errorf("%q is not a valid namespace name: %s", args[0], strings.Join(errs, ";"))
+		}
+		k.Namespace = args[0]
+	case "image":
+		images, err := setImages(k.Images, args)
+		if err != nil {
+			return nil, err
+		}
+		k.Images = images
+	case "replicas":
+		replicas, err := setReplicas(k.Replicas, args)
+		if err != nil {
+			return nil, err
+		}
+		k.Replicas = replicas
+	default:
+		return nil, fmt.Errorf("kustomize edit set %s is not one Argo CD runs", verb)
+	}
+	return sigsyaml.Marshal(&k)
+}
+
+// setImages is `set image`: each argument parsed as
+// [name=]newName[:tag][@digest], merged by name over the kustomization's
+// images ("*" keeps the field the kustomization has), sorted by name.
+func setImages(have []types.Image, args []string) ([]types.Image, error) {
+	const keep = "*"
+	byName := map[string]types.Image{}
+	for _, arg := range args {
+		key, value, _ := strings.Cut(arg, "=")
+		if !strings.Contains(arg, "=") {
+			key, value = "", arg
+		}
+		name, tag, digest := util.SplitImageName(value)
+		if name == arg {
+			return nil, fmt.Errorf("invalid format of image %q", arg)
+		}
+		img := types.Image{Name: name, NewTag: tag, Digest: digest}
+		if key != "" {
+			img.Name, img.NewName = key, name
+		}
+		byName[img.Name] = img
+	}
+	for _, im := range have {
+		arg, ok := byName[im.Name]
+		if !ok {
+			byName[im.Name] = im
+			continue
+		}
+		if arg.NewName == keep {
+			arg.NewName = im.NewName
+		}
+		if arg.NewTag == keep {
+			arg.NewTag = im.NewTag
+		}
+		if arg.Digest == keep {
+			arg.Digest = im.Digest
+		}
+		byName[im.Name] = arg
+	}
+	var out []types.Image
+	for _, v := range byName {
+		for _, f := range []*string{&v.NewName, &v.NewTag, &v.Digest} {
+			if *f == keep {
+				*f = ""
+			}
+		}
+		out = append(out, v)
+	}
+	slices.SortFunc(out, func(a, b types.Image) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// setReplicas is `set replicas`: name=count arguments over the
+// kustomization's replicas, sorted by name.
+func setReplicas(have []types.Replica, args []string) ([]types.Replica, error) {
+	byName := map[string]types.Replica{}
+	for _, arg := range args {
+		s := strings.Split(arg, "=")
+		if len(s) != 2 {
+			return nil, fmt.Errorf("invalid format of replicas %q", arg)
+		}
+		count, err := strconv.ParseInt(s[1], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("invalid format of replicas %q", arg)
+		}
+		byName[s[0]] = types.Replica{Name: s[0], Count: count}
+	}
+	for _, r := range have {
+		if _, ok := byName[r.Name]; !ok {
+			byName[r.Name] = r
+		}
+	}
+	var out []types.Replica
+	for _, v := range byName {
+		out = append(out, v)
+	}
+	slices.SortFunc(out, func(a, b types.Replica) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
 }
 
 // steps are Argo CD's edits for the options, in its order, each mirrored

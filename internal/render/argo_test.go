@@ -54,7 +54,7 @@ func TestArgoVariantEqualsKustomizeEdit(t *testing.T) {
 			{"edit", "add", "component", "../components/extra"},
 		},
 		"web-labels": {
-			{"edit", "set", "image", "nginx:web-labels"},
+			{"edit", "set", "image", "nginx:web-labels", "busybox=*:1.36.1"},
 			{"edit", "add", "label", "--without-selector", "--include-templates", "tier:front"},
 		},
 	}
@@ -71,8 +71,8 @@ func TestArgoVariantEqualsKustomizeEdit(t *testing.T) {
 		edits, ok := argoEdits[src.App]
 		if !ok {
 			// web-conflict: a label the kustomization has, without force.
-			if problem == nil || !strings.Contains(problem.Message, "label team already in kustomization file") || problem.Line != 66 {
-				t.Errorf("%s: want kustomize edit's refusal at app.yaml:66, got %v", src.App, problem)
+			if problem == nil || !strings.Contains(problem.Message, "label team already in kustomization file") || problem.Line != 67 {
+				t.Errorf("%s: want kustomize edit's refusal at app.yaml:67, got %v", src.App, problem)
 			}
 			copyDir := t.TempDir()
 			testtree.Copy(t, tree, copyDir)
