@@ -79,6 +79,8 @@ type ArgoVariant struct {
 	patches *FluxPatches
 	// components are the paths the Application adds, as written.
 	components []string
+	// holds says whether a path may be looked at (the graph's scope).
+	holds func(string) bool
 }
 
 // Key names k as an application: its file, or for an Argo CD
@@ -127,7 +129,7 @@ func (g *Graph) ArgoVariant(root *Kustomization, src ArgoSource) (*Kustomization
 	if root.Doc == nil {
 		return nil, &ArgoOptionsError{File: root.File, Message: "the kustomization does not parse"}
 	}
-	v := &ArgoVariant{Source: src, Root: root, owned: map[*yaml.Node]bool{},
+	v := &ArgoVariant{Source: src, Root: root, owned: map[*yaml.Node]bool{}, holds: func(p string) bool { return g.scope.Holds(g.Real(p)) },
 		Key: fmt.Sprintf("%s#%d#%s", src.File, src.Doc, src.At)}
 	k := &Kustomization{Dir: root.Dir, File: root.File, Src: root.Src, Kind: root.Kind, Flux: root.Flux, src: root.src, Argo: v}
 	k.Doc = deepCopy(root.Doc)
@@ -410,11 +412,15 @@ func (v *ArgoVariant) steps(k *Kustomization) ([]editStep, *ArgoOptionsError) {
 			if n.Kind != yaml.ScalarNode || n.Value == "" || IsRemote(n.Value) || filepath.IsAbs(n.Value) || strings.ContainsAny(n.Value, "*?[") {
 				return nil, v.errAt(n, "not rendered: a components entry that is not a local, relative path without globs is not read here")
 			}
-			if st, err := os.Stat(filepath.Join(k.Dir, n.Value)); err != nil || !st.IsDir() {
+			dir := filepath.Join(k.Dir, n.Value)
+			if !v.holds(dir) {
+				return nil, v.errAt(n, fmt.Sprintf("not rendered: components entry %q leads out of the directories linted (not read)", n.Value))
+			}
+			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 				if ignoreMissing {
 					continue
 				}
-				return nil, v.errAt(n, fmt.Sprintf("components entry %q names no directory: Argo CD's `kustomize edit add component` fails on it", n.Value))
+				return nil, v.errAt(n, fmt.Sprintf("components entry %q names no directory: Argo CD's `kustomize edit add component` fails on it (set ignoreMissingComponents to skip it)", n.Value))
 			}
 			v.components = append(v.components, n.Value)
 			if comps != nil && !slices.ContainsFunc(comps.Content, func(c *yaml.Node) bool { return c.Value == n.Value }) {
