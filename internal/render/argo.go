@@ -27,18 +27,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 	"sigs.k8s.io/kustomize/api/kv"
 	"sigs.k8s.io/kustomize/api/pkg/loader"
-	"sigs.k8s.io/kustomize/api/pkg/util"
 	"sigs.k8s.io/kustomize/api/provider"
-	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kustomize/v5/commands/edit/add"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
-	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 )
@@ -115,7 +111,8 @@ type ArgoOptionsError struct {
 	Line, Column int
 	Message      string
 	// Unknown is set when the variant is not rendered for want of what
-	// only the cluster knows (a revision): not a mistake in the file.
+	// shipshape does not know or read (a revision only the cluster knows,
+	// a path out of the directories linted): not a mistake in the file.
 	Unknown bool
 }
 
@@ -188,29 +185,6 @@ func (v *ArgoVariant) edit(k *Kustomization) ([]byte, *ArgoOptionsError) {
 	return data, nil
 }
 
-// appendComponents is `kustomize edit add component` (run last, as Argo
-// CD runs it) for paths that exist and hold no glob: each appended to
-// components unless it is there already. Done here rather than by the
-// command, whose in-memory file system has no directory above the
-// kustomization's for a path such as ../components/x to name.
-func appendComponents(data []byte, names []string) ([]byte, error) {
-	var k map[string]any
-	if err := sigsyaml.Unmarshal(data, &k); err != nil {
-		return nil, err
-	}
-	if k == nil {
-		k = map[string]any{}
-	}
-	list, _ := k["components"].([]any)
-	for _, n := range names {
-		if !slices.Contains(list, any(n)) {
-			list = append(list, n)
-		}
-	}
-	k["components"] = list
-	return sigsyaml.Marshal(k)
-}
-
 // runEdit runs `kustomize edit ARGS` over the kustomization name of fs,
 // in-process: `add` by kustomize's own command, `set` by setEdit.
 func runEdit(fs filesys.FileSystem, name string, args []string) error {
@@ -231,130 +205,6 @@ func runEdit(fs filesys.FileSystem, name string, args []string) error {
 	cmd.SetErr(io.Discard)
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
 	return cmd.Execute()
-}
-
-// setEdit is `kustomize edit set VERB ARGS` (v5.8.2, commands/edit/set)
-// over a kustomization's bytes. Written out here rather than linked:
-// that package compiles a large regular expression at init, a
-// millisecond of every run's start-up. The kustomization is read as
-// kustomize's kustfile reads it (Unmarshal, FixKustomization); the
-// written form differs from kustfile's (field order, comments), not what
-// kustomize builds from it. TestArgoVariantEqualsKustomizeEdit holds it
-// to the real commands.
-func setEdit(data []byte, verb string, args []string) ([]byte, error) {
-	var k types.Kustomization
-	if err := k.Unmarshal(data); err != nil {
-		return nil, err
-	}
-	k.FixKustomization()
-	if args[0] == "--" {
-		args = args[1:]
-	}
-	switch verb {
-	case "nameprefix":
-		k.NamePrefix = args[0]
-	case "namesuffix":
-		k.NameSuffix = args[0]
-	case "namespace":
-		if errs := provider.NewDefaultDepProvider().GetFieldValidator().ValidateNamespace(args[0]); len(errs) != 0 {
-			return nil, fmt.Errorf("%q is not a valid namespace name: %s", args[0], strings.Join(errs, ";"))
-		}
-		k.Namespace = args[0]
-	case "image":
-		images, err := setImages(k.Images, args)
-		if err != nil {
-			return nil, err
-		}
-		k.Images = images
-	case "replicas":
-		replicas, err := setReplicas(k.Replicas, args)
-		if err != nil {
-			return nil, err
-		}
-		k.Replicas = replicas
-	default:
-		return nil, fmt.Errorf("kustomize edit set %s is not one Argo CD runs", verb)
-	}
-	return sigsyaml.Marshal(&k)
-}
-
-// setImages is `set image`: each argument parsed as
-// [name=]newName[:tag][@digest], merged by name over the kustomization's
-// images ("*" keeps the field the kustomization has), sorted by name.
-func setImages(have []types.Image, args []string) ([]types.Image, error) {
-	const keep = "*"
-	byName := map[string]types.Image{}
-	for _, arg := range args {
-		key, value, _ := strings.Cut(arg, "=")
-		if !strings.Contains(arg, "=") {
-			key, value = "", arg
-		}
-		name, tag, digest := util.SplitImageName(value)
-		if name == arg {
-			return nil, fmt.Errorf("invalid format of image %q", arg)
-		}
-		img := types.Image{Name: name, NewTag: tag, Digest: digest}
-		if key != "" {
-			img.Name, img.NewName = key, name
-		}
-		byName[img.Name] = img
-	}
-	for _, im := range have {
-		arg, ok := byName[im.Name]
-		if !ok {
-			byName[im.Name] = im
-			continue
-		}
-		if arg.NewName == keep {
-			arg.NewName = im.NewName
-		}
-		if arg.NewTag == keep {
-			arg.NewTag = im.NewTag
-		}
-		if arg.Digest == keep {
-			arg.Digest = im.Digest
-		}
-		byName[im.Name] = arg
-	}
-	var out []types.Image
-	for _, v := range byName {
-		for _, f := range []*string{&v.NewName, &v.NewTag, &v.Digest} {
-			if *f == keep {
-				*f = ""
-			}
-		}
-		out = append(out, v)
-	}
-	slices.SortFunc(out, func(a, b types.Image) int { return strings.Compare(a.Name, b.Name) })
-	return out, nil
-}
-
-// setReplicas is `set replicas`: name=count arguments over the
-// kustomization's replicas, sorted by name.
-func setReplicas(have []types.Replica, args []string) ([]types.Replica, error) {
-	byName := map[string]types.Replica{}
-	for _, arg := range args {
-		s := strings.Split(arg, "=")
-		if len(s) != 2 {
-			return nil, fmt.Errorf("invalid format of replicas %q", arg)
-		}
-		count, err := strconv.ParseInt(s[1], 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("invalid format of replicas %q", arg)
-		}
-		byName[s[0]] = types.Replica{Name: s[0], Count: count}
-	}
-	for _, r := range have {
-		if _, ok := byName[r.Name]; !ok {
-			byName[r.Name] = r
-		}
-	}
-	var out []types.Replica
-	for _, v := range byName {
-		out = append(out, v)
-	}
-	slices.SortFunc(out, func(a, b types.Replica) int { return strings.Compare(a.Name, b.Name) })
-	return out, nil
 }
 
 // steps are Argo CD's edits for the options, in its order, each mirrored
@@ -508,9 +358,10 @@ func (v *ArgoVariant) envsubst(n *yaml.Node) (string, *ArgoOptionsError) {
 	return out, nil
 }
 
-// errAt is an ArgoOptionsError at n of the Application's file.
+// errAt is an ArgoOptionsError at n of the Application's file; a
+// message that starts "not rendered:" says what shipshape does not read.
 func (v *ArgoVariant) errAt(n *yaml.Node, msg string) *ArgoOptionsError {
-	e := &ArgoOptionsError{File: v.Source.File, Message: msg}
+	e := &ArgoOptionsError{File: v.Source.File, Message: msg, Unknown: strings.HasPrefix(msg, "not rendered:")}
 	if n != nil {
 		e.Line, e.Column = n.Line, n.Column
 	}
@@ -633,53 +484,6 @@ func mapField(m *yaml.Node, key string) *yaml.Node {
 		return nil
 	}
 	return n
-}
-
-// appendPatches appends the Application's patches to the kustomization's
-// `patches`, as Argo CD does: the file read into a map with
-// sigs.k8s.io/yaml, the patches added as its KustomizePatch type writes
-// them (path, patch, target, options), and the map written back.
-func appendPatches(data []byte, list []*yaml.Node) ([]byte, error) {
-	var k map[string]any
-	if err := sigsyaml.Unmarshal(data, &k); err != nil {
-		return nil, fmt.Errorf("failed to unmarshal kustomization.yaml: %w", err)
-	}
-	if k == nil {
-		k = map[string]any{}
-	}
-	var patches []any
-	if p, ok := k["patches"]; ok {
-		if patches, ok = p.([]any); !ok {
-			return nil, fmt.Errorf("expected 'patches' field in kustomization.yaml to be []any, but got %T", p)
-		}
-	}
-	for _, n := range list {
-		var p argoPatch
-		if err := n.Decode(&p); err != nil {
-			return nil, err
-		}
-		patches = append(patches, p)
-	}
-	k["patches"] = patches
-	return sigsyaml.Marshal(k)
-}
-
-// argoPatch is Argo CD's KustomizePatch, as it writes it.
-type argoPatch struct {
-	Path    string          `json:"path,omitempty" yaml:"path,omitempty"`
-	Patch   string          `json:"patch,omitempty" yaml:"patch,omitempty"`
-	Target  *argoSelector   `json:"target,omitempty" yaml:"target,omitempty"`
-	Options map[string]bool `json:"options,omitempty" yaml:"options,omitempty"`
-}
-
-type argoSelector struct {
-	Group              string `json:"group,omitempty" yaml:"group,omitempty"`
-	Version            string `json:"version,omitempty" yaml:"version,omitempty"`
-	Kind               string `json:"kind,omitempty" yaml:"kind,omitempty"`
-	Name               string `json:"name,omitempty" yaml:"name,omitempty"`
-	Namespace          string `json:"namespace,omitempty" yaml:"namespace,omitempty"`
-	AnnotationSelector string `json:"annotationSelector,omitempty" yaml:"annotationSelector,omitempty"`
-	LabelSelector      string `json:"labelSelector,omitempty" yaml:"labelSelector,omitempty"`
 }
 
 // variantFS is the file system a variant is built from: the root's
