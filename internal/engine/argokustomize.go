@@ -158,7 +158,7 @@ func (t *renderState) variantName(root *render.Kustomization) string {
 // their findings, and reports those that do not build.
 func (e *Engine) renderVariants(t *renderState, files map[string]*FileResult, res *Result, variants []*render.Kustomization, problems []*render.ArgoOptionsError) {
 	for _, p := range problems {
-		e.reportArgoOptions(t, files, p.File, p.Line, p.Column, p.Message, p.Unknown)
+		e.reportArgoOptions(t, files, p.File, p.Line, p.Column, p.App, p.Message, p.Unknown)
 	}
 	// The roots have rendered: the variants are judged whole here, not
 	// by the early judging of renderRoots (which keeps only what its own
@@ -181,7 +181,7 @@ func (e *Engine) renderVariants(t *renderState, files map[string]*FileResult, re
 			if p.File == r.Root.File && r.Root.Argo.OwnsAt(p.Line, p.Column) {
 				line, col, where = p.Line, p.Column, "" // at the option
 			}
-			e.reportArgoOptions(t, files, src.File, line, col, fmt.Sprintf("kustomize fails on %s with Application %s's kustomize options: %s%s",
+			e.reportArgoOptions(t, files, src.File, line, col, src.App, fmt.Sprintf("kustomize fails on %s with Application %s's kustomize options: %s%s",
 				t.show(r.Root.Dir), src.App, p.Message, where), p.Refused)
 			continue
 		}
@@ -197,7 +197,7 @@ func (e *Engine) renderVariants(t *renderState, files map[string]*FileResult, re
 // reportArgoOptions reports, at file:line:col of an Application, options
 // it cannot be built with: a render-error, or a render-skipped when only
 // the cluster knows what they need (unknown).
-func (e *Engine) reportArgoOptions(t *renderState, files map[string]*FileResult, file string, line, col int, msg string, unknown bool) {
+func (e *Engine) reportArgoOptions(t *renderState, files map[string]*FileResult, file string, line, col int, app, msg string, unknown bool) {
 	id := RenderErrorID
 	if unknown {
 		id = RenderSkippedID
@@ -207,7 +207,12 @@ func (e *Engine) reportArgoOptions(t *renderState, files map[string]*FileResult,
 		return
 	}
 	msg = strings.TrimSuffix(t.relPaths(strings.TrimPrefix(msg, "not rendered: ")), ".")
-	f := e.fileFinding(fr.Input.Path, id, msg+"; the root is still judged as it renders without them")
+	tail := "; the root is still judged as it renders without them"
+	if unknown {
+		msg = fmt.Sprintf("Application %s's kustomize options are not rendered: %s", app, msg)
+		tail = "; no rule judges the root as this Application builds it (the root as written is judged)"
+	}
+	f := e.fileFinding(fr.Input.Path, id, msg+tail)
 	f.Line, f.Column = line, col
 	if unknown {
 		f.Unrendered = analysis.ArgoVariant

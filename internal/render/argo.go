@@ -109,6 +109,7 @@ func (v *ArgoVariant) owns(n *yaml.Node) bool { return v != nil && n != nil && v
 type ArgoOptionsError struct {
 	File         string
 	Line, Column int
+	App          string // the Application's name
 	Message      string
 	// Unknown is set when the variant is not rendered for want of what
 	// shipshape does not know or read (a revision only the cluster knows,
@@ -361,7 +362,7 @@ func (v *ArgoVariant) envsubst(n *yaml.Node) (string, *ArgoOptionsError) {
 // errAt is an ArgoOptionsError at n of the Application's file; a
 // message that starts "not rendered:" says what shipshape does not read.
 func (v *ArgoVariant) errAt(n *yaml.Node, msg string) *ArgoOptionsError {
-	e := &ArgoOptionsError{File: v.Source.File, Message: msg, Unknown: strings.HasPrefix(msg, "not rendered:")}
+	e := &ArgoOptionsError{File: v.Source.File, App: v.Source.App, Message: msg, Unknown: strings.HasPrefix(msg, "not rendered:")}
 	if n != nil {
 		e.Line, e.Column = n.Line, n.Column
 	}
