@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/testtree"
 )
 
 // TestDocsCIShards runs the shard examples of docs/ci.md as written (the
@@ -42,7 +44,7 @@ func TestDocsCIShards(t *testing.T) {
 		t.Fatal("docs/ci.md: want a GitHub matrix and a GitLab parallel job using --shard")
 	}
 	workspace := t.TempDir()
-	copyTree(t, filepath.Join(root, "testdata", "render"), workspace)
+	testtree.Copy(t, filepath.Join(root, "testdata", "render"), workspace)
 
 	t.Run("github", func(t *testing.T) {
 		job := onlyValue(t, github["jobs"]).(map[string]any)
