@@ -129,7 +129,9 @@ func (g *Graph) ArgoVariant(root *Kustomization, src ArgoSource) (*Kustomization
 	}
 	v := &ArgoVariant{Source: src, Root: root, owned: map[*yaml.Node]bool{}, holds: func(p string) bool { return g.scope.Holds(g.Real(p)) },
 		Key: fmt.Sprintf("%s#%d#%s", src.File, src.Doc, src.At)}
-	k := &Kustomization{Dir: root.Dir, File: root.File, Src: root.Src, Kind: root.Kind, Flux: root.Flux, src: root.src, Argo: v}
+	k := &Kustomization{Dir: root.Dir, File: root.File, Src: root.Src, Kind: root.Kind, src: root.src, Argo: v}
+	// Argo CD builds the file as written: what a Flux Kustomization adds
+	// to the same root (Flux, Refs) is not part of it.
 	k.Doc = deepCopy(root.Doc)
 	data, err := v.edit(k)
 	if err != nil {
