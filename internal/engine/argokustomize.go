@@ -35,7 +35,8 @@ var argoKustomizeOptions = []string{"namePrefix", "nameSuffix", "images", "repli
 // argoVariants are the variants of the roots of t's graph that the
 // Applications of inputs build with kustomize options, and the options
 // Argo CD cannot build with (reported where they are written).
-func (e *Engine) argoVariants(t *renderState, inputs []manifest.Input, roots []*render.Kustomization) ([]*render.Kustomization, []*render.ArgoOptionsError) {
+// overlay holds the bytes the fix driver has changed (by path, as named).
+func (e *Engine) argoVariants(t *renderState, inputs []manifest.Input, overlay map[string][]byte, roots []*render.Kustomization) ([]*render.Kustomization, []*render.ArgoOptionsError) {
 	var variants []*render.Kustomization
 	var problems []*render.ArgoOptionsError
 	for _, in := range inputs {
@@ -46,7 +47,11 @@ func (e *Engine) argoVariants(t *renderState, inputs []manifest.Input, roots []*
 		if ext := filepath.Ext(file); ext != ".yaml" && ext != ".yml" || t.excluded(file) {
 			continue
 		}
-		data, err := os.ReadFile(file)
+		data, changed := overlay[in.Path]
+		var err error
+		if !changed {
+			data, err = os.ReadFile(file)
+		}
 		if err != nil || !strings.Contains(string(data), "argoproj.io/") || !strings.Contains(string(data), "kustomize:") {
 			continue
 		}

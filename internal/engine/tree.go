@@ -98,7 +98,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	plan := e.planRoots(t, inputs, overlay)
 	t.change = e.planChange(t, plan)
 	if len(plan.roots) > 0 {
-		t.variants, t.variantProblems = e.argoVariants(t, inputs, plan.roots)
+		t.variants, t.variantProblems = e.argoVariants(t, inputs, overlay, plan.roots)
 	}
 	in := t.collectInputs(inputs, named)
 	t.charts = e.renderCharts(t, in)
