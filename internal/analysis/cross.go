@@ -65,6 +65,10 @@ type AppID struct {
 	// name) in two files: such a directory holds alternatives, which no
 	// engine applies as a whole, so each of its files is an application.
 	File string
+	// Variant names another build of Dir's kustomize root: an Argo CD
+	// Application's, with its kustomize options (its file, document and
+	// source). "" for the root as written.
+	Variant string
 }
 
 // Application names the application the i-th summary comes from: a
@@ -78,7 +82,7 @@ func (p *CrossPass) Application(i int) AppID { return p.apps[i] }
 func (p *CrossPass) Unread(app AppID) bool {
 	// A directory split into one application per file (see AppID.File)
 	// is still the directory whose templates are unread.
-	app.File = ""
+	app.File, app.Variant = "", ""
 	return p.unread[app]
 }
 

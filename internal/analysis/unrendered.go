@@ -42,6 +42,10 @@ const (
 	// (made in the cluster, or encrypted): what it applies is judged
 	// without the substitution.
 	Substitution
+	// ArgoVariant: an Argo CD Application's kustomize options that name
+	// what only the cluster knows (a revision); the root is rendered
+	// without them.
+	ArgoVariant
 )
 
 // Plural names n applications of kind u for the summary line ("2 Helm
@@ -53,7 +57,7 @@ func (u Unrendered) Plural(n int) string {
 
 // Key is u's name in JSON output.
 func (u Unrendered) Key() string {
-	return [...]string{"", "helmRelease", "helmCharts", "remoteBase", "function", "applicationSet", "toolSource", "outsideScope", "overBudget", "chartDependency", "fluxSubstitution"}[u]
+	return [...]string{"", "helmRelease", "helmCharts", "remoteBase", "function", "applicationSet", "toolSource", "outsideScope", "overBudget", "chartDependency", "fluxSubstitution", "argoVariant"}[u]
 }
 
 func (u Unrendered) names() (one, many string) {
@@ -78,6 +82,8 @@ func (u Unrendered) names() (one, many string) {
 		return "chart dependency not vendored", "chart dependencies not vendored"
 	case Substitution:
 		return "Flux substitution", "Flux substitutions"
+	case ArgoVariant:
+		return "Application's kustomize options", "Applications' kustomize options"
 	}
 	return "application", "applications"
 }

@@ -29,7 +29,7 @@ func (e *Engine) place(t *renderState, files map[string]*FileResult, f analysis.
 		return
 	}
 	o := res.Objects[f.Doc]
-	root := t.show(res.Root.Dir)
+	root := t.variantName(res.Root)
 	loc := render.Location{Source: render.FromRendered, File: res.Root.File, Root: res.Root.File, Why: "the finding names no field"}
 	if p, err := render.ParsePath(f.Field); err == nil && len(p) > 0 {
 		loc = t.renderer.Locate(res, o, p)

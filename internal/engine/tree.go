@@ -62,6 +62,11 @@ type renderState struct {
 	// substituted: what Flux Kustomizations apply after their post-build
 	// substitution, by the File of its objects (postbuild.go)
 	substituted map[string]substVariant
+	// variants: the roots as Argo CD Applications build them with their
+	// kustomize options, and the options they cannot build with
+	// (argokustomize.go)
+	variants        []*render.Kustomization
+	variantProblems []*render.ArgoOptionsError
 }
 
 // RunTree lints inputs as applications (see above); paths are what was
@@ -95,6 +100,9 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	t := e.newRenderState(named, overlay, g)
 	plan := e.planRoots(t, inputs, overlay)
 	t.change = e.planChange(t, plan)
+	if len(plan.roots) > 0 {
+		t.variants, t.variantProblems = e.argoVariants(t, inputs, overlay, plan.roots)
+	}
 	in := t.collectInputs(inputs, named)
 	t.charts = e.renderCharts(t, in)
 	r := e.renderRoots(t, plan)
@@ -387,6 +395,7 @@ func (e *Engine) gather(t *renderState, res *Result, slots []*FileResult, done r
 		res.context = append(res.context, done.judged[i])
 	}
 	e.judgePostBuilds(t, files, res, slots, plan.postBuilds())
+	e.renderVariants(t, files, res, t.variants, t.variantProblems)
 	e.judgeChange(t, files, slots, plan)
 	e.gatherCharts(t, files, res)
 	// A Flux Kustomization whose spec.components Flux cannot build with.

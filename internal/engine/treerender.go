@@ -114,7 +114,7 @@ func (e *Engine) renderRoots(t *renderState, plan rootPlan) rendering {
 func (e *Engine) judgeRendered(rd *render.Renderer, r *render.Result) *FileResult {
 	objs := make([]*manifest.Object, len(r.Objects))
 	for i, o := range r.Objects {
-		objs[i] = &manifest.Object{Resource: o.Resource, File: r.Root.File, Doc: i, Node: o.Node, Item: -1, Root: r.Root.File}
+		objs[i] = &manifest.Object{Resource: o.Resource, File: r.Root.Key(), Doc: i, Node: o.Node, Item: -1, Root: r.Root.Key()}
 	}
 	jsonPatch := func(doc int, path string) *yaml.Node {
 		p, err := render.ParsePath(path)
@@ -128,7 +128,15 @@ func (e *Engine) judgeRendered(rd *render.Renderer, r *render.Result) *FileResul
 	}
 	fr := &FileResult{own: e.checkObjects(objs, nil, jsonPatch)}
 	for _, obj := range objs {
-		e.observe(fr, obj, objectKey{obj.Doc, -1}, analysis.AppID{Dir: r.Root.Dir})
+		e.observe(fr, obj, objectKey{obj.Doc, -1}, analysis.AppID{Dir: r.Root.Dir, Variant: variantOf(r.Root)})
 	}
 	return fr
+}
+
+// variantOf names root's variant for its AppID: "" for a root as written.
+func variantOf(root *render.Kustomization) string {
+	if root.Argo == nil {
+		return ""
+	}
+	return root.Argo.Key
 }

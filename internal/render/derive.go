@@ -163,7 +163,7 @@ func (r *Renderer) transformersOf(k *Kustomization, via *Ref, rel func(string) s
 	}
 	for _, b := range builtinOrder {
 		for _, f := range b.fields {
-			if mapGet(k.Doc, f) != nil || f == "patches" && k.Flux != nil {
+			if mapGet(k.Doc, f) != nil || f == "patches" && len(k.appendedPatches()) > 0 {
 				ts = append(ts, &resource.Origin{ConfiguredIn: rel(k.File),
 					ConfiguredBy: kyaml.ResourceIdentifier{TypeMeta: kyaml.TypeMeta{APIVersion: "builtin", Kind: b.kind}}})
 				break

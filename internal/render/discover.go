@@ -93,6 +93,10 @@ type Kustomization struct {
 	// Flux is the spec.patches a Flux Kustomization adds to this root's
 	// patches (see AddFluxSettings), or nil.
 	Flux *FluxPatches
+	// Argo is set on the variant of a root that an Argo CD Application
+	// builds with its kustomize options (see ArgoVariant): not a file of
+	// the graph, but the root's kustomization as Argo CD edits it.
+	Argo *ArgoVariant
 	// src is where k and the files it names were read (Graph.src).
 	src source
 }
@@ -323,6 +327,13 @@ func (g *Graph) Load(dir string) *Kustomization {
 		return nil
 	}
 	// A cycle stops here: the entry above is already in ByDir.
+	g.resolveRefs(k)
+	return k
+}
+
+// resolveRefs resolves the entries of k: real paths, those outside the
+// scope cut off, and the kustomizations they name loaded.
+func (g *Graph) resolveRefs(k *Kustomization) {
 	for _, r := range k.Refs {
 		if r.Path != "" {
 			r.Path = g.Real(r.Path)
@@ -338,5 +349,4 @@ func (g *Graph) Load(dir string) *Kustomization {
 			r.Target = g.Load(r.Path)
 		}
 	}
-	return k
 }

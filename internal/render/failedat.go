@@ -266,8 +266,10 @@ func inlinePatchNaming(root *Kustomization, kind, name string) (file string, at 
 		}
 	}
 	walkGraph(root, func(k *Kustomization) { find(k.File, mapGet(k.Doc, "patches")) })
-	if at == nil && root.Flux != nil {
-		find(root.Flux.File, root.Flux.List)
+	for _, f := range root.appendedPatches() {
+		if at == nil {
+			find(f.File, f.List)
+		}
 	}
 	return file, at
 }

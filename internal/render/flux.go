@@ -53,6 +53,11 @@ type FluxPatches struct {
 	Src  []byte // the file's bytes: List's positions refer to them
 	Doc  int    // the document of File that holds List
 	List *yaml.Node
+	// At is List's path in its document: spec.patches when nil (an Argo
+	// CD Application's are under its source's kustomize). Dir is the
+	// directory a `path:` entry is read from ("": entries are inline).
+	At  Path
+	Dir string
 }
 
 // same reports whether p and q are the same list of patches.

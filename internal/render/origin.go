@@ -204,6 +204,9 @@ func (r *Renderer) Locate(res *Result, o *Object, p Path) Location {
 				continue
 			}
 			k := r.graph.Load(filepath.Dir(file))
+			if res.Root.Argo != nil && k == res.Root.Argo.Root {
+				k = res.Root // the root as the Application edits it
+			}
 			if k == nil || k.Doc == nil {
 				continue
 			}

@@ -128,7 +128,12 @@ func imageRepo(image string) string {
 
 // kzAt is a Location in kustomization k.
 func kzAt(k *Kustomization, field string, p Path, key, val *yaml.Node) Location {
-	l := at(FromKustomization, k.File, key, val)
+	file := k.File
+	if k.Argo.owns(val) || val == nil && k.Argo.owns(key) {
+		// An Argo CD Application's option: written in its file.
+		file = k.Argo.Source.File
+	}
+	l := at(FromKustomization, file, key, val)
 	l.Field, l.Path = field, p
 	return l
 }

@@ -130,8 +130,10 @@ func (r *Renderer) readPatchEntries(k *Kustomization, field string) []patchEntry
 		}
 		out = append(out, e)
 	}
-	if field == "patches" && k.Flux != nil {
-		out = append(out, fluxPatchEntries(k.Flux)...)
+	if field == "patches" {
+		for _, f := range k.appendedPatches() {
+			out = append(out, r.fluxPatchEntries(f)...)
+		}
 	}
 	return out
 }
@@ -151,18 +153,42 @@ func (e *patchEntry) setTarget(t *yaml.Node) {
 // fluxPatchEntries are the patches of a Flux Kustomization's spec.patches,
 // which Flux appends to the patches of the kustomization it builds: each
 // is written inline (Flux has no patch files) in the Flux file.
-func fluxPatchEntries(f *FluxPatches) []patchEntry {
+func (r *Renderer) fluxPatchEntries(f *FluxPatches) []patchEntry {
 	var out []patchEntry
+	at := f.At
+	if at == nil {
+		at = Path{{Key: "spec"}, {Key: "patches"}}
+	}
 	for i, item := range seq(f.List) {
 		text := mapGet(item, "patch")
+		if path := mapGet(item, "path"); text == nil && path != nil && path.Kind == yaml.ScalarNode && f.Dir != "" {
+			e := patchEntry{file: r.graph.Real(filepath.Join(f.Dir, path.Value)), exact: true}
+			e.docs, _ = r.docs(e.file)
+			e.setTarget(mapGet(item, "target"))
+			out = append(out, e)
+			continue
+		}
 		if text == nil || text.Kind != yaml.ScalarNode {
 			continue
 		}
 		e := patchEntry{file: f.File, block: text, blockDoc: f.Doc,
-			blockPath: Path{{Key: "spec"}, {Key: "patches"}, {Index: i, IsIndex: true}, {Key: "patch"}}}
+			blockPath: at.concat(Path{{Index: i, IsIndex: true}, {Key: "patch"}})}
 		e.docs, e.exact = inlineDocs(f.Src, text)
 		e.setTarget(mapGet(item, "target"))
 		out = append(out, e)
+	}
+	return out
+}
+
+// appendedPatches are the patches another engine appends to k's own: a
+// Flux Kustomization's spec.patches, then an Argo CD Application's.
+func (k *Kustomization) appendedPatches() []*FluxPatches {
+	var out []*FluxPatches
+	if k.Flux != nil {
+		out = append(out, k.Flux)
+	}
+	if k.Argo != nil && k.Argo.patches != nil {
+		out = append(out, k.Argo.patches)
 	}
 	return out
 }

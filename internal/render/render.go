@@ -215,7 +215,9 @@ func (r *Renderer) Render(root *Kustomization) *Result {
 		return res
 	}
 	res.helm = hb
-	objs, err := r.build(root, hb == nil)
+	// Neither a root with helmCharts nor an Argo CD variant is cached: what
+	// they read is not all read through kustomize's file system.
+	objs, err := r.build(root, hb == nil && root.Argo == nil)
 	if res.Problem = budgetFailure(root, err); res.Problem != nil {
 		return res
 	}
@@ -370,6 +372,13 @@ func (r *Renderer) run(root *Kustomization, trace bool, log *readLog) (m resmap.
 	var fs filesys.FileSystem = r.fs
 	if trace {
 		fs = tracingFS{r.fs, filepath.Clean(root.File)}
+	}
+	if root.Argo != nil {
+		data := root.Argo.data
+		if trace {
+			data, _ = withBuildMetadata(data)
+		}
+		fs = variantFS{fs, filepath.Clean(root.File), data}
 	}
 	if log != nil { // a build for the cache (rendercache.go)
 		fs = loggingFS{fs, log}

@@ -37,9 +37,9 @@ func objectsKey(rootKey cache.Key, reads []fsRead) cache.Key {
 // build renders root (kustomize within its budget) and returns its
 // objects, from the cache when the same reads were rendered before.
 func (r *Renderer) build(root *Kustomization, cacheable bool) ([]*Object, error) {
-	// A root with helmCharts is not cached: helmrender reads its charts
-	// itself, not through kustomize's file system, so the read log would
-	// not hold them.
+	// Not cacheable: a root that reads more than kustomize's file system
+	// shows the read log (helmCharts' charts, an Argo CD variant's
+	// kustomization made in memory).
 	if r.Cache == nil || !cacheable {
 		m, err := r.runWithin(root, nil)
 		if err != nil {
