@@ -23,10 +23,19 @@ import (
 // the place is exact; the same finding from several roots (a base
 // rendered by three overlays) is reported once, naming them all.
 func (e *Engine) place(t *renderState, files map[string]*FileResult, f analysis.Finding) {
+	for _, p := range e.locate(t, t.byRoot[f.File], f, nil) {
+		e.record(t, files, p)
+	}
+}
+
+// locate appends to out where the finding f about an object of res goes
+// (see place): none, one place, or two when a patch restates a field
+// its base sets. It reads only the rendering, never the files' results,
+// so roots are located as they render, in any order.
+func (e *Engine) locate(t *renderState, res *render.Result, f analysis.Finding, out []placedFinding) []placedFinding {
 	f.Severity = e.severityOf(f)
-	res := t.byRoot[f.File]
 	if res == nil || f.Doc < 0 || f.Doc >= len(res.Objects) {
-		return
+		return out
 	}
 	o := res.Objects[f.Doc]
 	root := t.variantName(res.Root)
@@ -64,7 +73,7 @@ func (e *Engine) place(t *renderState, files map[string]*FileResult, f analysis.
 		}
 	}
 	if e.source(f.Rule) && loc.Source != render.FromJSONPatch && loc.Source != render.FromPatch && loc.Block == nil {
-		return // a file's value: judged in the file, as it is read
+		return out // a file's value: judged in the file, as it is read
 	}
 	if loc.Source == render.FromHelm {
 		e.placeHelmCharts(t, files, res, o, f, loc)
@@ -78,7 +87,7 @@ func (e *Engine) place(t *renderState, files map[string]*FileResult, f analysis.
 			if bl, ok := t.renderer.BaseSets(res, o, p); ok {
 				g := f
 				g.Fix = &analysis.Fix{Message: f.Fix.Message, Edits: []analysis.Edit{{Op: analysis.Delete, Path: toFieldPath(bl.Path)}}}
-				e.record(t, files, g, bl, root)
+				out = append(out, placedFinding{g, placeOf(bl), root})
 			}
 		}
 	}
@@ -89,7 +98,7 @@ func (e *Engine) place(t *renderState, files map[string]*FileResult, f analysis.
 		}
 		f.Fix = fix
 	}
-	e.record(t, files, f, loc, root)
+	return append(out, placedFinding{f, placeOf(loc), root})
 }
 
 // restates reports whether the patch at loc sets field to the scalar its
@@ -108,9 +117,10 @@ func deletesField(f analysis.Finding) bool {
 	return f.Fix != nil && len(f.Fix.Edits) == 1 && f.Fix.Edits[0].Op == analysis.Delete && f.Fix.Edits[0].Path.String() == f.Field
 }
 
-// record adds f, about a rendered object of root and located at loc (its
-// fix already carried there), to the file loc names.
-func (e *Engine) record(t *renderState, files map[string]*FileResult, f analysis.Finding, loc render.Location, root string) {
+// record adds p's finding, about a rendered object of p.Root and located
+// at p.At (its fix already carried there), to the file p.At names.
+func (e *Engine) record(t *renderState, files map[string]*FileResult, p placedFinding) {
+	f, loc, root := p.Finding, p.At, p.Root
 	f.Roots = []string{root}
 	if loc.Source == render.FromRendered {
 		f.Line, f.Column, f.Doc, f.Item = 1, 1, -1, -1

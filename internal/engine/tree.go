@@ -47,7 +47,10 @@ type renderState struct {
 	results  []*render.Result
 	byRoot   map[string]*render.Result // root's kustomization file -> result
 	judged   map[string]*FileResult    // root's kustomization file -> its objects judged (see judgeRendered)
-	files    map[string]*fileState     // abs real path -> how the roots read it
+	// released: root's kustomization file -> its objects were released
+	// once judged (see whole)
+	released map[string]bool
+	files    map[string]*fileState // abs real path -> how the roots read it
 	// alone: the bases of roots that did not render, rendered on their own
 	// (render.UnrenderedBases)
 	alone map[*render.Kustomization]bool
@@ -118,7 +121,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 
 // newRenderState is the render state of a run over the paths named.
 func (e *Engine) newRenderState(named []string, overlay map[string][]byte, g *render.Graph) *renderState {
-	t := &renderState{graph: g, renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, judged: map[string]*FileResult{}, files: map[string]*fileState{}, keepSource: e.KeepSource}
+	t := &renderState{graph: g, renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, judged: map[string]*FileResult{}, released: map[string]bool{}, files: map[string]*fileState{}, keepSource: e.KeepSource}
 	t.renderer.LoadRestrictionsNone = e.cfg.LoadRestrictor == "LoadRestrictionsNone"
 	t.renderer.Budget = e.RenderBudget
 	t.renderer.Cache = e.Cache
@@ -364,7 +367,10 @@ func (e *Engine) gather(t *renderState, res *Result, slots []*FileResult, done r
 	for i, res := range t.results {
 		t.byRoot[res.Root.File] = res
 		if res.Problem == nil {
-			t.judged[res.Root.File] = done.judged[i]
+			t.judged[res.Root.File] = done.judged[i].judged
+			if done.judged[i].released {
+				t.released[res.Root.File] = true
+			}
 		}
 	}
 	for _, fr := range slots {
@@ -389,10 +395,10 @@ func (e *Engine) gather(t *renderState, res *Result, slots []*FileResult, done r
 			e.reportProblem(t, files, r)
 			continue
 		}
-		for _, f := range done.judged[i].own {
-			e.place(t, files, f)
+		for _, p := range done.judged[i].placed {
+			e.record(t, files, p)
 		}
-		res.context = append(res.context, done.judged[i])
+		res.context = append(res.context, done.judged[i].judged)
 	}
 	e.judgePostBuilds(t, files, res, slots, plan.postBuilds())
 	e.renderVariants(t, files, res, t.variants, t.variantProblems)
@@ -442,6 +448,7 @@ func (e *Engine) finishTree(res *Result, t *renderState, files map[string]*FileR
 		}
 		if f.Rendered {
 			if r := t.judged[f.File]; r != nil && !r.optOuts[objectKey{f.Doc, -1}].Has(f.Rule) {
+				t.whole(f.File)
 				e.place(t, files, f)
 			}
 			return nil

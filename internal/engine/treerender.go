@@ -22,10 +22,20 @@ type rendering struct {
 }
 
 // renderedRoots are the results of the roots rendered, and for each that
-// rendered, its objects judged (see judgeRendered).
+// rendered, its objects judged.
 type renderedRoots struct {
 	results []*render.Result
-	judged  []*FileResult
+	judged  []judgedRoot
+}
+
+// judgedRoot is a rendered root judged: its objects as a pseudo-file (see
+// judgeRendered) holding what the cross-resource rules need, and its own
+// findings located at their sources.
+type judgedRoot struct {
+	judged *FileResult
+	placed []placedFinding
+	// released: its objects were reduced to skeletons (releaseObjects).
+	released bool
 }
 
 // renderRoots renders the planned roots, and judges their objects, while
@@ -33,34 +43,20 @@ type renderedRoots struct {
 func (e *Engine) renderRoots(t *renderState, plan rootPlan) rendering {
 	roots := plan.roots
 	// Without fix, each root's objects are judged as soon as it renders,
-	// and then keep only what placing their findings needs: a tree of
-	// many roots over a large CRD bundle (kserve's) is not held whole,
-	// root after root.
-	var early sync.Map // *render.Result -> *FileResult
+	// its findings located, and its objects then released (placed.go):
+	// a tree of many roots is not held whole, root after root; what a
+	// run keeps grows with its summaries, not with its rendered objects.
+	var early sync.Map // *render.Result -> judgedRoot
 	if !e.KeepSource {
 		t.renderer.Rendered = func(res *render.Result) {
 			fr := e.judgeRendered(t.renderer, res)
-			early.Store(res, fr)
-			if t.change.keeps(res.Root) {
-				return // the change rules judge it whole (base.go)
+			j := judgedRoot{judged: fr, placed: e.locateAll(t, res, fr.own)}
+			fr.own = nil                   // located: placed holds them
+			if !t.change.keeps(res.Root) { // the change rules judge it whole (base.go)
+				releaseObjects(res)
+				j.released = true
 			}
-			keep := map[int]bool{}
-			for _, f := range fr.own {
-				keep[f.Doc] = true
-			}
-			for _, s := range fr.summaries {
-				// A CustomResourceDefinition's summary only says that an
-				// operator comes with the application: no finding is
-				// placed at it, and it is most of a bundle's bytes.
-				if o := res.Objects[s.obj.doc]; o.Kind != "CustomResourceDefinition" {
-					keep[s.obj.doc] = true
-				}
-			}
-			for i, o := range res.Objects {
-				if !keep[i] {
-					o.Node = render.Skeleton(o.Node)
-				}
-			}
+			early.Store(res, j)
 		}
 	}
 	r := rendering{rendered: make(chan struct{}), done: make(chan renderedRoots, 1)}
@@ -85,20 +81,24 @@ func (e *Engine) renderRoots(t *renderState, plan rootPlan) rendering {
 				}
 			}
 		}
+		// Every root has rendered: a root rendered again to place a
+		// cross-resource finding (renderState.whole) is not judged again.
+		t.renderer.Rendered = nil
 		t.dropFailed(results)
 		close(r.rendered)
-		judged := make([]*FileResult, len(results))
+		judged := make([]judgedRoot, len(results))
 		e.parallel(len(results), func(i int) {
 			if results[i].Problem == nil {
-				if fr, ok := early.Load(results[i]); ok {
-					judged[i] = fr.(*FileResult)
+				if j, ok := early.Load(results[i]); ok {
+					judged[i] = j.(judgedRoot)
 				} else {
-					judged[i] = e.judgeRendered(t.renderer, results[i])
+					fr := e.judgeRendered(t.renderer, results[i])
+					judged[i] = judgedRoot{judged: fr, placed: e.locateAll(t, results[i], fr.own)}
 				}
 				if t.alone[results[i].Root] {
 					// What the root that lists it adds is not known:
 					// its application is not read whole.
-					judged[i].unreadApp = analysis.AppID{Dir: results[i].Root.Dir}
+					judged[i].judged.unreadApp = analysis.AppID{Dir: results[i].Root.Dir}
 				}
 			}
 		})

@@ -51,7 +51,7 @@ var (
 	raisers int      // Raise calls not restored yet
 	live    uint64   // the live heap after the last collection
 	set     [2]int64 // the percent and limit last set
-	ceiling int64    // Cap's bound on the heap under the ratio's pace (0: none)
+	ceiling int64    // the bound on the heap under the ratio's pace: Ceiling, or Cap's (0: none)
 )
 
 // Start paces the collector (see Pace) from now on, and again after every
@@ -64,6 +64,9 @@ func Start(b int64, r float64) {
 		return
 	}
 	started, budget, base, ratio = true, b, r, r
+	if ceiling == 0 {
+		ceiling = Ceiling
+	}
 	apply()
 	watch([]metrics.Sample{{Name: "/gc/heap/live:bytes"}})
 }
@@ -96,6 +99,14 @@ func Raise(r float64) (restore func(), ok bool) {
 // runner has, for a few percent of CPU.
 const raiseCap = 512 << 20
 
+// Ceiling is the heap Start bounds a run by once the ratio paces (see
+// Capped): the ratio alone lets a large live heap (a repository of many
+// roots, the summaries of many files) leave up to twice itself of
+// garbage, so that memory grew with the repository; under the ceiling it
+// grows only with the live heap, past it. It is raiseCap: what rendering
+// the largest roots needs at their ratio.
+const Ceiling = raiseCap
+
 // Raised is the ratio in force when Raise asked for r over a base ratio
 // and the live heap is live bytes: r while r times live fits in
 // raiseCap, then what fits, never under base.
@@ -107,7 +118,7 @@ func Raised(base, r float64, live uint64) float64 {
 }
 
 // Cap bounds the heap by a soft memory limit of bytes while the ratio
-// paces, for a run whose memory should stay proportional to its input
+// paces, in place of Ceiling, for a run whose memory should stay proportional to its input
 // (`shipshape fn`: the ResourceList's bytes, which it keeps, plus what the
 // rules keep of every item). Under the ratio alone a large live heap
 // leaves up to twice itself of garbage. ok is false, and nothing changes,

@@ -31,8 +31,8 @@ func TestPace(t *testing.T) {
 	}
 }
 
-// Start paces by the budget; a live heap past it hands the pace to GOGC,
-// and Raise raises that ratio until restored. The test binary is its own
+// Start paces by the budget; a live heap past it hands the pace to GOGC
+// under the Ceiling, and Raise raises that ratio until restored. The test binary is its own
 // process: nothing else in it depends on the collector's settings (Start
 // acts once, so -count=N keeps the first run's).
 func TestStart(t *testing.T) {
@@ -51,9 +51,9 @@ func TestStart(t *testing.T) {
 	for range 64 {
 		keep = append(keep, make([]byte, 1<<20)) // 64 MB live: past budget/ratio
 	}
-	waitFor(t, "GOGC=100 for a live heap past the budget", func() bool {
+	waitFor(t, "GOGC=100 under the ceiling for a live heap past the budget", func() bool {
 		p, l := pace()
-		return p == 100 && l == math.MaxInt64
+		return p == 100 && l == Ceiling
 	})
 	restore, ok := Raise(5)
 	if !ok {

@@ -14,7 +14,8 @@ import (
 // raised while any rendering runs (kustomize allocates a great deal, and
 // most of it is garbage once a root is built).
 
-// RenderAll renders roots in parallel, GOMAXPROCS at a time, and returns
+// RenderAll renders roots in parallel, GOMAXPROCS at a time (fewer while
+// large roots render: see renderHeapInFlight), and returns
 // their results in the order of roots. The largest roots (by the bytes of
 // the files they reach) start first, so that no core is left idle behind
 // one long root at the end. While it runs, the garbage collector is set
@@ -57,6 +58,8 @@ func (r *Renderer) parallel(ctx context.Context, roots []*Kustomization, do func
 			next <- i
 		}
 	}()
+	gate := heapGate{capacity: renderHeapInFlight}
+	gate.free = sync.NewCond(&gate.mu)
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(roots)) {
 		wg.Add(1)
@@ -67,11 +70,48 @@ func (r *Renderer) parallel(ctx context.Context, roots []*Kustomization, do func
 					cancelled(i, err)
 					continue
 				}
+				heap := gate.acquire(float64(cost[i]) * heapPerYAMLByte)
 				do(i)
+				gate.release(heap)
 			}
 		}()
 	}
 	wg.Wait()
+}
+
+// renderHeapInFlight bounds the heap the roots rendering at once are
+// estimated to take (heapPerYAMLByte of the bytes each reaches): half the
+// collector's ceiling (gcpace.Ceiling), so that two large roots do not
+// render side by side past it, while small roots still take every core.
+const renderHeapInFlight = gcpace.Ceiling / 2
+
+// heapGate admits roots to render while the heap estimated for those
+// rendering fits in capacity; a root estimated at more renders alone.
+type heapGate struct {
+	mu       sync.Mutex
+	free     *sync.Cond
+	capacity float64
+	used     float64
+}
+
+// acquire waits until heap fits beside what renders, and returns what it
+// took (heap, at most capacity), for release.
+func (g *heapGate) acquire(heap float64) float64 {
+	heap = min(heap, g.capacity)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for g.used > 0 && g.used+heap > g.capacity {
+		g.free.Wait()
+	}
+	g.used += heap
+	return heap
+}
+
+func (g *heapGate) release(heap float64) {
+	g.mu.Lock()
+	g.used -= heap
+	g.mu.Unlock()
+	g.free.Broadcast()
 }
 
 // The garbage collector setting is process-wide: the first RenderAll to
