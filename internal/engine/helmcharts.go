@@ -21,12 +21,12 @@ import (
 // not an application of its own (renderCharts).
 var viaKustomize = &chartApp{}
 
-// placeHelmCharts places f, about the rendered object o of res whose field
+// locateHelmCharts locates f, about the rendered object o of res whose field
 // loc (a render.FromHelm location) says a helmCharts chart rendered.
-func (e *Engine) placeHelmCharts(t *renderState, files map[string]*FileResult, res *render.Result, o *render.Object, f analysis.Finding, loc render.Location) {
+func (e *Engine) locateHelmCharts(t *renderState, res *render.Result, o *render.Object, f analysis.Finding, loc render.Location) (placedFinding, bool) {
 	out, ok := t.renderer.IsHelmOutput(loc.File)
 	if !ok || loc.Doc < 0 || loc.Doc >= len(out.Docs) {
-		return
+		return placedFinding{}, false
 	}
 	d := out.Docs[loc.Doc]
 	hc, chart := out.Charts[d.Chart], out.Results[d.Chart]
@@ -55,5 +55,5 @@ func (e *Engine) placeHelmCharts(t *renderState, files map[string]*FileResult, r
 			}
 		}
 	}
-	e.placeChart(t, files, app, g)
+	return placedFinding{Finding: g, Root: t.variantName(res.Root), chart: app}, true
 }

@@ -76,8 +76,10 @@ func (e *Engine) locate(t *renderState, res *render.Result, f analysis.Finding, 
 		return out // a file's value: judged in the file, as it is read
 	}
 	if loc.Source == render.FromHelm {
-		e.placeHelmCharts(t, files, res, o, f, loc)
-		return
+		if p, ok := e.locateHelmCharts(t, res, o, f, loc); ok {
+			out = append(out, p)
+		}
+		return out
 	}
 	// A field a patch sets that the base sets too (an overlay's replicas
 	// over a base's) is there twice: removing it from the patch alone
@@ -87,7 +89,7 @@ func (e *Engine) locate(t *renderState, res *render.Result, f analysis.Finding, 
 			if bl, ok := t.renderer.BaseSets(res, o, p); ok {
 				g := f
 				g.Fix = &analysis.Fix{Message: f.Fix.Message, Edits: []analysis.Edit{{Op: analysis.Delete, Path: toFieldPath(bl.Path)}}}
-				out = append(out, placedFinding{g, placeOf(bl), root})
+				out = append(out, placedFinding{Finding: g, At: placeOf(bl), Root: root})
 			}
 		}
 	}
@@ -98,7 +100,7 @@ func (e *Engine) locate(t *renderState, res *render.Result, f analysis.Finding, 
 		}
 		f.Fix = fix
 	}
-	return append(out, placedFinding{f, placeOf(loc), root})
+	return append(out, placedFinding{Finding: f, At: placeOf(loc), Root: root})
 }
 
 // restates reports whether the patch at loc sets field to the scalar its
@@ -120,6 +122,10 @@ func deletesField(f analysis.Finding) bool {
 // record adds p's finding, about a rendered object of p.Root and located
 // at p.At (its fix already carried there), to the file p.At names.
 func (e *Engine) record(t *renderState, files map[string]*FileResult, p placedFinding) {
+	if p.chart != nil {
+		e.placeChart(t, files, p.chart, p.Finding)
+		return
+	}
 	f, loc, root := p.Finding, p.At, p.Root
 	f.Roots = []string{root}
 	if loc.Source == render.FromRendered {

@@ -99,7 +99,7 @@ func TestRecordPlacesFinding(t *testing.T) {
 			rs.named[0].name = ""
 			files := map[string]*FileResult{}
 			for _, p := range tt.in {
-				e.record(rs, files, placedFinding{p.f, placeOf(p.loc), p.root})
+				e.record(rs, files, placedFinding{Finding: p.f, At: placeOf(p.loc), Root: p.root})
 			}
 			fr := files[rs.key(tt.file)]
 			if fr == nil {

@@ -21,6 +21,10 @@ type placedFinding struct {
 	At      sourcePlace
 	// Root is the root's directory as shown.
 	Root string
+	// chart is set for a value a helmCharts entry's chart made: the
+	// finding is placed in the chart's values or template (placeChart)
+	// when it is recorded.
+	chart *chartApp
 }
 
 // sourcePlace is where a rendered value came from: the part of a

@@ -217,10 +217,12 @@ func (t *renderState) takesFrom(root string, f analysis.Finding, file string) bo
 	if err != nil {
 		return true
 	}
-	for _, res := range t.results {
-		if res.Problem != nil || t.show(res.Root.Dir) != root {
+	for _, r := range t.results {
+		if r.Problem != nil || t.show(r.Root.Dir) != root {
 			continue
 		}
+		t.whole(r.Root.File) // its objects were cut to skeletons once judged
+		res := t.byRoot[r.Root.File]
 		for _, o := range res.Objects {
 			if o.Kind != f.Resource.Kind {
 				continue
