@@ -24,7 +24,6 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/render"
-	"github.com/shipshape-dev/shipshape/internal/scope"
 )
 
 // argoKustomizeOptions are the keys of a source's `kustomize:` that
@@ -116,30 +115,10 @@ func argoKustomizeSources(file string, data []byte, di int, doc *yaml.Node) []re
 	return out
 }
 
-// argoRoot is the root of roots that an Application's source path names:
-// read from the root of the git repository holding file, else from each
-// directory named on the command line that holds it; nil when none.
+// argoRoot is the root of roots that an Application's source path names
+// (see repositoryDirs); nil when none.
 func (e *Engine) argoRoot(t *renderState, file, path string, roots []*render.Kustomization) *render.Kustomization {
-	rel := filepath.FromSlash(strings.TrimPrefix(path, "./"))
-	if path == "" || filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return nil
-	}
-	var tops []string
-	if repo := scope.RepositoryRoot(filepath.Dir(file)); repo != "" {
-		tops = append(tops, repo)
-	}
-	for _, n := range t.named {
-		for _, dir := range n.dirs {
-			if _, ok := below(dir, file); ok {
-				tops = append(tops, dir)
-			}
-		}
-	}
-	for _, top := range tops {
-		dir := filepath.Join(top, rel)
-		if !e.contains(dir) {
-			continue
-		}
+	for _, dir := range t.repositoryDirs(file, path, e.contains) {
 		real := t.graph.Real(dir)
 		for _, r := range roots {
 			if r.Dir == real && r.Kind == "Kustomization" {

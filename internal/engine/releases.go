@@ -215,31 +215,10 @@ func (e *Engine) chartArchive(name, version string) string {
 	return p
 }
 
-// repositoryChart is the chart directory a GitRepository path names: from
-// the root of the git repository holding file, else from each directory
-// named on the command line that holds it.
-// Nothing outside the scope (by name or through a link) is looked at.
+// repositoryChart is the chart directory a GitRepository path names (see
+// repositoryDirs).
 func (t *renderState) repositoryChart(file, chart string, contains func(string) bool) (string, bool) {
-	rel := filepath.FromSlash(strings.TrimPrefix(chart, "./"))
-	if filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", false
-	}
-	var roots []string
-	if repo := scope.RepositoryRoot(filepath.Dir(file)); repo != "" {
-		roots = append(roots, repo)
-	}
-	for _, n := range t.named {
-		for _, dir := range n.dirs {
-			if _, ok := below(dir, file); ok {
-				roots = append(roots, dir)
-			}
-		}
-	}
-	for _, root := range roots {
-		dir := filepath.Join(root, rel)
-		if !contains(dir) {
-			continue
-		}
+	for _, dir := range t.repositoryDirs(file, chart, contains) {
 		if isFile(filepath.Join(dir, "Chart.yaml")) {
 			if st, err := os.Stat(filepath.Join(dir, "templates")); err == nil && st.IsDir() {
 				return dir, true
@@ -247,6 +226,37 @@ func (t *renderState) repositoryChart(file, chart string, contains func(string) 
 		}
 	}
 	return "", false
+}
+
+// repositoryDirs are the directories a path that an object in file names
+// relative to its repository (a GitRepository chart path, an Argo CD
+// source path) may be: below the root of the git repository holding file,
+// else below each directory named on the command line that holds it.
+// Nothing outside the scope (by name or through a link) is given, nor a
+// path that climbs out.
+func (t *renderState) repositoryDirs(file, path string, contains func(string) bool) []string {
+	rel := filepath.FromSlash(strings.TrimPrefix(path, "./"))
+	if path == "" || filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil
+	}
+	var tops []string
+	if repo := scope.RepositoryRoot(filepath.Dir(file)); repo != "" {
+		tops = append(tops, repo)
+	}
+	for _, n := range t.named {
+		for _, dir := range n.dirs {
+			if _, ok := below(dir, file); ok {
+				tops = append(tops, dir)
+			}
+		}
+	}
+	var out []string
+	for _, top := range tops {
+		if dir := filepath.Join(top, rel); contains(dir) {
+			out = append(out, dir)
+		}
+	}
+	return out
 }
 
 // shortenReleaseName is helm-controller's (internal/release.ShortenName):

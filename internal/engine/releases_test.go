@@ -14,6 +14,7 @@ import (
 
 	"github.com/shipshape-dev/shipshape/internal/helmrender"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/testtree"
 )
 
 // The release of testdata/render/helm-release, rendered with the values
@@ -23,7 +24,7 @@ import (
 // helm-controller merges valuesFrom and values: tables key by key, the
 // later winning).
 func TestReleaseRendersAsHelmTemplate(t *testing.T) {
-	helm := helmForTest(t)
+	helm := testtree.Helm(t)
 	tree, err := filepath.Abs("../../testdata/render/helm-release")
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +52,7 @@ func TestReleaseRendersAsHelmTemplate(t *testing.T) {
 // `helm template -f FILE -f VALUES-OBJECT --set NAME=VALUE`, which is how
 // Argo CD's repo server calls it.
 func TestArgoApplicationRendersAsHelmTemplate(t *testing.T) {
-	helm := helmForTest(t)
+	helm := testtree.Helm(t)
 	tree, err := filepath.Abs("../../testdata/render/argo-helm-app")
 	if err != nil {
 		t.Fatal(err)
@@ -155,27 +156,6 @@ func canonicalYAML(t *testing.T, v interface{}) string {
 		t.Fatal(err)
 	}
 	return string(out)
-}
-
-// helmForTest is $SHIPSHAPE_HELM or the build TestRenderEqualsHelmTemplate
-// uses; the test skips without it (fails in CI).
-func helmForTest(t *testing.T) string {
-	t.Helper()
-	p := os.Getenv("SHIPSHAPE_HELM")
-	if p == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			t.Skip(err)
-		}
-		p = filepath.Join(cache, "shipshape-helm", "v3.22.0", "helm")
-	}
-	if _, err := exec.Command(p, "version").Output(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("no helm at %s: %v", p, err)
-		}
-		t.Skipf("no helm at %s (%v): build it as internal/helmrender/helmtemplate_test.go says", p, err)
-	}
-	return p
 }
 
 func TestShortenReleaseNameAsHelmController(t *testing.T) {

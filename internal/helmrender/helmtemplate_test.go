@@ -20,33 +20,8 @@ import (
 // this package links (`helm version` of a module build says only "v3.22", so
 // the cache directory names the patch release). The package itself never
 // starts a process.
-const helmModuleVersion = "v3.22.0"
 
 func inCI() bool { return os.Getenv("CI") == "true" }
-
-// helmBinary is $SHIPSHAPE_HELM, or the cached build; the test skips (fails
-// in CI) without it.
-func helmBinary(t *testing.T) string {
-	t.Helper()
-	p := os.Getenv("SHIPSHAPE_HELM")
-	if p == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			t.Skip(err)
-		}
-		p = filepath.Join(cache, "shipshape-helm", helmModuleVersion, "helm")
-	}
-	install := fmt.Sprintf("GOBIN=%s go install helm.sh/helm/v3/cmd/helm@%s", filepath.Dir(p), helmModuleVersion)
-	out, err := exec.Command(p, "version", "--template", "{{.Version}}").Output()
-	if err != nil || !strings.HasPrefix(strings.TrimSpace(string(out)), "v3.22") {
-		msg := fmt.Sprintf("no helm %s at %s (%v %q); build it with: %s", helmModuleVersion, p, err, out, install)
-		if inCI() {
-			t.Fatal(msg + " (CI=true, so this fails instead of skipping)")
-		}
-		t.Skip(msg)
-	}
-	return p
-}
 
 // helmTemplate runs `helm template` with a private home, so that no user
 // configuration (repositories, plugins) takes part.
@@ -126,7 +101,7 @@ func sorted(docs []string) []string {
 }
 
 func TestRenderEqualsHelmTemplate(t *testing.T) {
-	helm := helmBinary(t)
+	helm := testtree.Helm(t)
 	type chartCase struct {
 		name        string
 		dir         string
@@ -212,7 +187,7 @@ func TestRenderEqualsHelmTemplate(t *testing.T) {
 // helm template refuses a chart whose dependency is not vendored; the
 // engine (and so this package) renders the parent alone, and says so.
 func TestHelmTemplateRefusesWhatWeReportAsAProblem(t *testing.T) {
-	helm := helmBinary(t)
+	helm := testtree.Helm(t)
 	dir := filepath.Join(testdataHelm(t), "missing-dep")
 	_, err := helmTemplate(t, helm, "rel", dir)
 	if err == nil || !strings.Contains(err.Error(), "missing in charts/ directory: redis") {
@@ -238,7 +213,7 @@ greeting: "{{ .Chart.Name }}/{{ .Values.imported.mine }}"
 // A required value that is missing fails the rendering with the chart's
 // message at the template line, as helm template says it.
 func TestRequiredFailsAsHelmTemplateDoes(t *testing.T) {
-	helm := helmBinary(t)
+	helm := testtree.Helm(t)
 	dir := filepath.Join(testdataHelm(t), "required")
 	_, helmErr := helmTemplate(t, helm, "rel", dir)
 	if helmErr == nil {
@@ -272,7 +247,7 @@ func TestRequiredFailsAsHelmTemplateDoes(t *testing.T) {
 // helm template refuses them, Render returns a SchemaError placed at the
 // values line; values that keep to it render in both.
 func TestSchemaRefusedAsHelmTemplateRefuses(t *testing.T) {
-	helm := helmBinary(t)
+	helm := testtree.Helm(t)
 	dir := filepath.Join(testdataHelm(t), "schema")
 	if _, err := helmTemplate(t, helm, "rel", dir); err != nil {
 		t.Fatalf("helm template refuses the chart's defaults: %v", err)
@@ -313,7 +288,7 @@ func TestSchemaRefusedAsHelmTemplateRefuses(t *testing.T) {
 // dependency build (which Argo CD and Flux run); without MayLoad, or
 // refused, it stays a missing dependency.
 func TestFileDependencyAsHelmDependencyBuild(t *testing.T) {
-	helm := helmBinary(t)
+	helm := testtree.Helm(t)
 	built := t.TempDir()
 	testtree.Copy(t, filepath.Join(testdataHelm(t), "filedep"), built)
 	app := filepath.Join(built, "app")

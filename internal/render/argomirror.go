@@ -114,16 +114,5 @@ func mapField(m *yaml.Node, key string) *yaml.Node {
 	if m == nil || m.Kind != yaml.MappingNode {
 		return nil
 	}
-	n := mapGet(m, key)
-	switch {
-	case n == nil:
-		n = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, n)
-	case n.Tag == "!!null":
-		*n = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-	}
-	if n.Kind != yaml.MappingNode {
-		return nil
-	}
-	return n
+	return fieldOfKind(m, key, yaml.MappingNode, "!!map")
 }

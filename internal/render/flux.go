@@ -322,16 +322,22 @@ func fluxKustomization(src []byte, names []string, namespace string, patches *Fl
 // listField is the list top holds at key, made when absent or null; nil
 // when it holds something else.
 func listField(top *yaml.Node, key string) *yaml.Node {
-	list := mapGet(top, key)
+	return fieldOfKind(top, key, yaml.SequenceNode, "!!seq")
+}
+
+// fieldOfKind is the node of kind m holds at key, made (empty) when absent
+// or null; nil when it holds another kind.
+func fieldOfKind(m *yaml.Node, key string, kind yaml.Kind, tag string) *yaml.Node {
+	n := mapGet(m, key)
 	switch {
-	case list == nil:
-		list = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-		top.Content = append(top.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, list)
-	case list.Tag == "!!null":
-		*list = yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	case n == nil:
+		n = &yaml.Node{Kind: kind, Tag: tag}
+		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, n)
+	case n.Tag == "!!null":
+		*n = yaml.Node{Kind: kind, Tag: tag}
 	}
-	if list.Kind != yaml.SequenceNode {
+	if n.Kind != kind {
 		return nil
 	}
-	return list
+	return n
 }

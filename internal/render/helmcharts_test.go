@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,30 +11,6 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/corpus"
 	"github.com/shipshape-dev/shipshape/internal/testtree"
 )
-
-// helmForTest is $SHIPSHAPE_HELM, or the build of helm v3.22.0 that
-// .ci/run caches for internal/helmrender's comparison; the test skips
-// without it (fails in CI). Only the test runs it: kustomize build
-// --enable-helm starts it, the product never does.
-func helmForTest(t *testing.T) string {
-	t.Helper()
-	p := os.Getenv("SHIPSHAPE_HELM")
-	if p == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			t.Skip(err)
-		}
-		p = filepath.Join(cache, "shipshape-helm", "v3.22.0", "helm")
-	}
-	if out, err := exec.Command(p, "version", "--template", "{{.Version}}").Output(); err != nil || !strings.HasPrefix(string(out), "v3.22") {
-		msg := "no helm v3.22 at " + p + ": build it with GOBIN=" + filepath.Dir(p) + " go install helm.sh/helm/v3/cmd/helm@v3.22.0"
-		if inCI() {
-			t.Fatal(msg + " (CI=true, so this fails instead of skipping)")
-		}
-		t.Skip(msg)
-	}
-	return p
-}
 
 // TestHelmChartsEqualKustomizeBuild renders roots with helmCharts of
 // local charts in-process (helmrender in place of the helm binary) and
@@ -49,7 +24,7 @@ func helmForTest(t *testing.T) string {
 // applied over the chart's objects).
 func TestHelmChartsEqualKustomizeBuild(t *testing.T) {
 	bin := kustomizeBinary(t)
-	helm := helmForTest(t)
+	helm := testtree.Helm(t)
 	for _, dir := range []string{
 		"testdata/helmcharts/base",
 		"testdata/helmcharts/overlay",
@@ -123,7 +98,7 @@ func TestHelmChartsRunNoProgram(t *testing.T) {
 func TestFleetChartsAsHelmChartsEqualKustomizeBuild(t *testing.T) {
 	fleet := corpus.FleetDir(t)
 	bin := kustomizeBinary(t)
-	helm := helmForTest(t)
+	helm := testtree.Helm(t)
 	for _, chart := range []string{
 		"kubernetes-sigs+lws/charts/lws",
 		"stefanprodan+podinfo/charts/podinfo",
