@@ -21,8 +21,6 @@ import (
 // the cache directory names the patch release). The package itself never
 // starts a process.
 
-func inCI() bool { return os.Getenv("CI") == "true" }
-
 // helmTemplate runs `helm template` with a private home, so that no user
 // configuration (repositories, plugins) takes part.
 func helmTemplate(t *testing.T, helm string, args ...string) (string, error) {
