@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"sync"
 )
 
@@ -48,14 +49,22 @@ func (h *Hasher) Key() Key {
 }
 
 // Version identifies the running program, so that no entry outlives the
-// build that wrote it: its module build information and the executable's
-// identity on disk (path, size, modification time, inode: a rebuild
-// rewrites the file). Reading and hashing the executable's bytes instead
-// would cost tens of milliseconds per run; a stat costs microseconds.
+// build that wrote it. A build of an exact module version (`go install
+// …@v1.2.3` or @commit: a pseudo-version; a clean checkout's VCS
+// version) is its module build information alone, so that every CI job
+// that builds the same commit shares the cache. Any other build (a
+// "(devel)" or "+dirty" one) adds the executable's identity on disk (path,
+// size, modification time, inode: a rebuild rewrites the file). Reading
+// and hashing the executable's bytes instead would cost tens of
+// milliseconds per run; a stat costs microseconds.
 var Version = sync.OnceValue(func() string {
 	h := NewHasher("shipshape-version")
-	if bi, ok := debug.ReadBuildInfo(); ok {
+	bi, ok := debug.ReadBuildInfo()
+	if ok {
 		h.String(bi.String())
+	}
+	if ok && exactBuild(bi) {
+		return h.Key().String()
 	}
 	if exe, err := os.Executable(); err == nil {
 		if real, err := filepath.EvalSymlinks(exe); err == nil {
@@ -92,4 +101,12 @@ func DefaultDir() string {
 		return ""
 	}
 	return filepath.Join(base, "shipshape")
+}
+
+// exactBuild reports a build whose module version names its source
+// exactly: a released or pseudo-version, not "(devel)" and not a
+// modified checkout's "+dirty".
+func exactBuild(bi *debug.BuildInfo) bool {
+	v := bi.Main.Version
+	return v != "" && v != "(devel)" && !strings.HasSuffix(v, "+dirty")
 }

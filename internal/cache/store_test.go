@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -235,5 +236,23 @@ func TestDefaultDir(t *testing.T) {
 func TestVersionStable(t *testing.T) {
 	if Version() == "" || Version() != Version() {
 		t.Fatal("Version is empty or changes")
+	}
+}
+
+// A build of an exact module version is keyed by its build information
+// alone (CI jobs that go install the same commit share the cache); a
+// development or modified build is not.
+func TestExactBuild(t *testing.T) {
+	for v, want := range map[string]bool{
+		"v1.2.3":                             true,
+		"v0.0.0-20261129120000-0123456789ab": true,
+		"(devel)":                            false,
+		"":                                   false,
+		"v0.0.0-20261129120000-0123456789ab+dirty": false,
+	} {
+		bi := &debug.BuildInfo{Main: debug.Module{Path: "github.com/shipshape-dev/shipshape", Version: v}}
+		if got := exactBuild(bi); got != want {
+			t.Errorf("exactBuild(%q) = %v, want %v", v, got, want)
+		}
 	}
 }
