@@ -47,12 +47,22 @@ func (e *Engine) renderRoots(t *renderState, plan rootPlan) rendering {
 	// a tree of many roots is not held whole, root after root; what a
 	// run keeps grows with its summaries, not with its rendered objects.
 	var early sync.Map // *render.Result -> judgedRoot
+	// A root a Flux Kustomization substitutes is judged again, whole, after
+	// its substitution (postbuild.go): its objects are kept.
+	substituted := map[string]bool{}
+	if !e.KeepSource && len(roots) > 0 {
+		for _, pb := range plan.postBuilds() {
+			for _, r := range pb.Roots {
+				substituted[r.File] = true
+			}
+		}
+	}
 	if !e.KeepSource {
 		t.renderer.Rendered = func(res *render.Result) {
 			fr := e.judgeRendered(t.renderer, res)
 			j := judgedRoot{judged: fr, placed: e.locateAll(t, res, fr.own)}
 			fr.own = nil                   // located: placed holds them
-			if !t.change.keeps(res.Root) { // the change rules judge it whole (base.go)
+			if !t.change.keeps(res.Root) && !substituted[res.Root.File] { // the change rules judge it whole (base.go)
 				releaseObjects(res)
 				j.released = true
 			}
