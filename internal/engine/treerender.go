@@ -61,8 +61,10 @@ func (e *Engine) renderRoots(t *renderState, plan rootPlan) rendering {
 		t.renderer.Rendered = func(res *render.Result) {
 			fr := e.judgeRendered(t.renderer, res)
 			j := judgedRoot{judged: fr, placed: e.locateAll(t, res, fr.own)}
-			fr.own = nil                                                  // located: placed holds them
-			if !t.change.keeps(res.Root) && !substituted[res.Root.File] { // the change rules judge it whole (base.go)
+			fr.own = nil // located: placed holds them
+			// The change rules judge it whole (base.go), and so does a
+			// Flux Kustomization's substitution.
+			if !t.change.keeps(res.Root) && !substituted[res.Root.File] {
 				releaseObjects(res)
 				j.released = true
 			}
