@@ -49,7 +49,7 @@ func TestReferenceSyntax(t *testing.T) {
 		}
 	}
 	for _, c := range []struct {
-		ref        string
+		ref         string
 		tag, digest bool
 	}{
 		{"1.2.0", true, false},
