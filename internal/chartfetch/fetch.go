@@ -13,9 +13,10 @@
 //     the repository's URL when relative), checked against the entry's
 //     sha256 digest when the index gives one;
 //   - an OCI registry: the manifest of <repository>:<tag> (or @<digest>),
-//     whose config must be a Helm chart's, then its chart layer; oras-go
-//     verifies each blob against its descriptor's digest and size, and a
-//     digest the source pins is the digest fetched.
+//     whose config must be a Helm chart's, then its chart layer, each blob
+//     verified against its descriptor's digest and size, and a digest the
+//     source pins is the digest fetched (registry.go: the distribution
+//     API's few GETs and the anonymous bearer-token flow).
 //
 // What is fetched is never run: a chart's hooks and plugins are templates
 // to the renderer like any other. No credentials are sent (the caller

@@ -9,11 +9,6 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	"oras.land/oras-go/v2"
-	"oras.land/oras-go/v2/content"
-	"oras.land/oras-go/v2/registry/remote"
-	"oras.land/oras-go/v2/registry/remote/auth"
 )
 
 // Helm's OCI media types (helm.sh/helm/v3/pkg/registry).
@@ -49,15 +44,13 @@ func (f *Fetcher) fetchOCI(ctx context.Context, r Request) (Archive, error) {
 			return a, nil // a digest, or a chart version's tag, is fetched once
 		}
 	}
-	repo, err := remote.NewRepository(r.OCIRepository)
-	if err != nil {
-		return Archive{}, fmt.Errorf("%q is not an OCI repository: %v", r.OCIRepository, err)
+	if r.Digest != "" && !validSHA256Digest(r.Digest) {
+		return Archive{}, fmt.Errorf("%q is not a sha256 digest", r.Digest)
 	}
-	repo.PlainHTTP = r.PlainHTTP
-	// No credentials: a registry that serves public charts behind an
-	// anonymous bearer token (ghcr.io, Docker Hub) gets the token dance
-	// with no credential, as `helm pull` without a login does.
-	repo.Client = &auth.Client{Client: f.Client, Cache: auth.NewCache()}
+	repo, err := newRegistryClient(f.Client, r.OCIRepository, r.PlainHTTP)
+	if err != nil {
+		return Archive{}, err
+	}
 	a, err := f.pullOCI(ctx, repo, r)
 	if err != nil && !pinned {
 		// A semver range or a moving tag is resolved again on every run;
@@ -70,7 +63,7 @@ func (f *Fetcher) fetchOCI(ctx context.Context, r Request) (Archive, error) {
 	return a, err
 }
 
-func (f *Fetcher) pullOCI(ctx context.Context, repo *remote.Repository, r Request) (Archive, error) {
+func (f *Fetcher) pullOCI(ctx context.Context, repo *registryClient, r Request) (Archive, error) {
 	ref, version := r.Digest, r.Version
 	switch {
 	case r.Digest != "":
@@ -91,14 +84,14 @@ func (f *Fetcher) pullOCI(ctx context.Context, repo *remote.Repository, r Reques
 	}
 	ctx, cancel := context.WithTimeout(ctx, RequestTimeout)
 	defer cancel()
-	desc, manifestBytes, err := oras.FetchBytes(ctx, repo, ref, oras.FetchBytesOptions{MaxBytes: maxManifestSize})
+	manifestBytes, manifestDigest, err := repo.manifest(ctx, ref)
 	if err != nil {
 		return Archive{}, describeOCIError(err)
 	}
-	if r.Digest != "" && desc.Digest.String() != r.Digest {
-		return Archive{}, fmt.Errorf("digest mismatch: the source pins %s, the registry gave %s", r.Digest, desc.Digest)
+	if r.Digest != "" && manifestDigest != r.Digest {
+		return Archive{}, fmt.Errorf("digest mismatch: the source pins %s, the registry gave %s", r.Digest, manifestDigest)
 	}
-	var manifest ocispec.Manifest
+	var manifest imageManifest
 	if err := json.Unmarshal(manifestBytes, &manifest); err != nil {
 		return Archive{}, fmt.Errorf("%s: not an OCI manifest: %v", ref, err)
 	}
@@ -112,7 +105,7 @@ func (f *Fetcher) pullOCI(ctx context.Context, repo *remote.Repository, r Reques
 	if layer.Size > MaxChartSize {
 		return Archive{}, fmt.Errorf("%s: the chart layer is %d bytes, over the cap of %d MB: not fetched", ref, layer.Size, MaxChartSize>>20)
 	}
-	data, err := content.FetchAll(ctx, repo.Blobs(), layer) // verified against the layer's digest and size
+	data, err := repo.blob(ctx, layer) // verified against the layer's digest and size
 	if err != nil {
 		return Archive{}, describeOCIError(err)
 	}
@@ -120,7 +113,7 @@ func (f *Fetcher) pullOCI(ctx context.Context, repo *remote.Repository, r Reques
 	if err != nil {
 		return Archive{}, err
 	}
-	a := Archive{Path: path, Digest: digest, Chart: r.Chart, Version: version, From: "oci://" + r.OCIRepository + "@" + desc.Digest.String()}
+	a := Archive{Path: path, Digest: digest, Chart: r.Chart, Version: version, From: "oci://" + r.OCIRepository + "@" + manifestDigest}
 	if r.Semver {
 		if err := f.remember(Request{OCIRepository: r.OCIRepository, Chart: r.Chart, Version: version, PlainHTTP: r.PlainHTTP}, a); err != nil {
 			return Archive{}, err
@@ -130,19 +123,19 @@ func (f *Fetcher) pullOCI(ctx context.Context, repo *remote.Repository, r Reques
 }
 
 // chartLayer is the manifest's one chart layer.
-func chartLayer(m ocispec.Manifest) (ocispec.Descriptor, bool) {
+func chartLayer(m imageManifest) (descriptor, bool) {
 	for _, l := range m.Layers {
 		if l.MediaType == helmChartLayerMediaType || l.MediaType == legacyChartLayerMediaType {
 			return l, true
 		}
 	}
-	return ocispec.Descriptor{}, false
+	return descriptor{}, false
 }
 
 // highestTag is the tag of the highest version the constraint admits, as
 // source-controller picks it for an OCIRepository's spec.ref.semver
 // (tags that are not versions skipped; "_" read as "+", as Helm writes it).
-func highestTag(ctx context.Context, repo *remote.Repository, constraint string) (string, error) {
+func highestTag(ctx context.Context, repo *registryClient, constraint string) (string, error) {
 	c, err := semver.NewConstraint(constraint)
 	if err != nil {
 		return "", fmt.Errorf("semver %q: %v", constraint, err)
@@ -154,14 +147,13 @@ func highestTag(ctx context.Context, repo *remote.Repository, constraint string)
 		tag string
 	}
 	var matched []candidate
-	err = repo.Tags(ctx, "", func(tags []string) error {
+	err = repo.tags(ctx, func(tags []string) {
 		for _, tag := range tags {
 			v, err := semver.NewVersion(strings.ReplaceAll(tag, "_", "+"))
 			if err == nil && c.Check(v) {
 				matched = append(matched, candidate{v, tag})
 			}
 		}
-		return nil
 	})
 	if err != nil {
 		return "", describeOCIError(err)

@@ -9,9 +9,9 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -26,10 +26,6 @@ import (
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/registry"
-	"github.com/opencontainers/go-digest"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	"oras.land/oras-go/v2"
-	"oras.land/oras-go/v2/registry/remote"
 )
 
 // Archive packs the chart directory dir as `helm package` does: every file
@@ -152,7 +148,20 @@ func ServeIndex(t testing.TB, charts ...Chart) *Server {
 // ServeRegistry runs an OCI registry in-process on 127.0.0.1.
 func ServeRegistry(t testing.TB) *Server {
 	t.Helper()
-	return serve(t, registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	return ServeRegistryWith(t, func(reg http.Handler, _ *Server) http.Handler { return reg })
+}
+
+// ServeRegistryWith runs an OCI registry in-process on 127.0.0.1 behind
+// the handler wrap makes of it (given the server, for its URL), to serve
+// what a registry in the wild does and this one does not.
+func ServeRegistryWith(t testing.TB, wrap func(reg http.Handler, s *Server) http.Handler) *Server {
+	t.Helper()
+	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	var s *Server
+	var h http.Handler
+	s = serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	h = wrap(reg, s)
+	return s
 }
 
 // ServeRegistryBehindToken runs an OCI registry that, as ghcr.io and
@@ -161,21 +170,20 @@ func ServeRegistry(t testing.TB) *Server {
 // Pushes (PUT, POST, PATCH) are let through without it.
 func ServeRegistryBehindToken(t testing.TB) *Server {
 	t.Helper()
-	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
-	var s *Server
-	s = serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.URL.Path == "/token":
-			w.Header().Set("Content-Type", "application/json")
-			io.WriteString(w, `{"token":"anonymous-token"}`)
-		case r.Method != http.MethodGet && r.Method != http.MethodHead || r.Header.Get("Authorization") == "Bearer anonymous-token":
-			reg.ServeHTTP(w, r)
-		default:
-			w.Header().Set("WWW-Authenticate", `Bearer realm="`+s.URL+`/token",service="charttest",scope="repository:charts:pull"`)
-			http.Error(w, "unauthorized", http.StatusUnauthorized)
-		}
-	}))
-	return s
+	return ServeRegistryWith(t, func(reg http.Handler, s *Server) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch {
+			case r.URL.Path == "/token":
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, `{"token":"anonymous-token"}`)
+			case r.Method != http.MethodGet && r.Method != http.MethodHead || r.Header.Get("Authorization") == "Bearer anonymous-token":
+				reg.ServeHTTP(w, r)
+			default:
+				w.Header().Set("WWW-Authenticate", `Bearer realm="`+s.URL+`/token",service="charttest",scope="repository:charts:pull"`)
+				http.Error(w, "unauthorized", http.StatusUnauthorized)
+			}
+		})
+	})
 }
 
 // Push pushes a chart archive to repository (a path in the registry) with
@@ -185,30 +193,52 @@ func (s *Server) Push(t testing.TB, repository, tag string, archive []byte, char
 	return s.PushArtifact(t, repository, tag, "application/vnd.cncf.helm.config.v1+json", []byte(chartJSON), archive)
 }
 
-// PushArtifact pushes an artifact of one layer with the given config.
+// PushArtifact pushes an artifact of one layer with the given config, as
+// the distribution API's push goes: each blob in one monolithic upload
+// (POST .../blobs/uploads/?digest=), then the manifest (PUT), by tag.
+// It returns the manifest's digest.
 func (s *Server) PushArtifact(t testing.TB, repository, tag, configMediaType string, configData, archive []byte) string {
 	t.Helper()
-	ctx := context.Background()
-	repo, err := remote.NewRepository(s.Host + "/" + repository)
+	push := func(mediaType string, data []byte) map[string]any {
+		digest := sha256Hex(data)
+		put(t, http.MethodPost, s.URL+"/v2/"+repository+"/blobs/uploads/?digest="+digest, "", data)
+		return map[string]any{"mediaType": mediaType, "digest": digest, "size": len(data)}
+	}
+	manifest, err := json.Marshal(map[string]any{
+		"schemaVersion": 2,
+		"mediaType":     "application/vnd.oci.image.manifest.v1+json",
+		"config":        push(configMediaType, configData),
+		"layers":        []any{push("application/vnd.cncf.helm.chart.content.v1.tar+gzip", archive)},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	repo.PlainHTTP = true
-	push := func(mediaType string, data []byte) ocispec.Descriptor {
-		desc := ocispec.Descriptor{MediaType: mediaType, Digest: digest.FromBytes(data), Size: int64(len(data))}
-		if err := repo.Push(ctx, desc, bytes.NewReader(data)); err != nil {
-			t.Fatal(err)
-		}
-		return desc
-	}
-	config := push(configMediaType, configData)
-	layer := push("application/vnd.cncf.helm.chart.content.v1.tar+gzip", archive)
-	desc, err := oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, "", oras.PackManifestOptions{ConfigDescriptor: &config, Layers: []ocispec.Descriptor{layer}})
+	put(t, http.MethodPut, s.URL+"/v2/"+repository+"/manifests/"+tag, "application/vnd.oci.image.manifest.v1+json", manifest)
+	return sha256Hex(manifest)
+}
+
+func sha256Hex(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// put sends data to url with method, and fails t unless it is created.
+func put(t testing.TB, method, url, contentType string, data []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := repo.Tag(ctx, desc, tag); err != nil {
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return desc.Digest.String()
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		body, _ := io.ReadAll(resp.Body)
+		t.Fatalf("%s %s: %s %s", method, url, resp.Status, body)
+	}
 }
