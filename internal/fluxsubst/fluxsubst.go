@@ -18,6 +18,7 @@ import (
 
 	"github.com/fluxcd/pkg/envsubst"
 	"github.com/fluxcd/pkg/envsubst/parse"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"go.yaml.in/yaml/v3"
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
@@ -37,9 +38,9 @@ func ValidName(name string) bool { return varName.MatchString(name) }
 // Disabled reports whether obj (a mapping node) opts out of the
 // substitution with DisabledKey in its labels or annotations.
 func Disabled(obj *yaml.Node) bool {
-	meta := get(obj, "metadata")
+	meta := manifest.MapGet(obj, "metadata")
 	for _, k := range []string{"labels", "annotations"} {
-		if v := get(get(meta, k), DisabledKey); v != nil && v.Kind == yaml.ScalarNode && v.Value == "disabled" {
+		if v := manifest.MapGet(manifest.MapGet(meta, k), DisabledKey); v != nil && v.Kind == yaml.ScalarNode && v.Value == "disabled" {
 			return true
 		}
 	}
@@ -133,16 +134,4 @@ func isDefaultOp(op string) bool {
 		return true
 	}
 	return false
-}
-
-func get(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
 }

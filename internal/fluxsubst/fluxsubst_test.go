@@ -3,6 +3,7 @@ package fluxsubst
 import (
 	"testing"
 
+	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -17,7 +18,7 @@ func object(t *testing.T, src string) *yaml.Node {
 
 func at(n *yaml.Node, path ...string) *yaml.Node {
 	for _, k := range path {
-		n = get(n, k)
+		n = manifest.MapGet(n, k)
 	}
 	return n
 }
