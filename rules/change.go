@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -213,8 +214,11 @@ func recreatePolicy(ap analysis.Applier, obj *manifest.Object) (string, recreate
 }
 
 // fluxImmutable is what fluxcd/pkg/ssa's IsImmutableError looks for in a
-// refusal that is not 422 Invalid (a webhook's denial).
-var fluxImmutable = regexp.MustCompile(`is\simmutable|immutable\sfield`)
+// refusal that is not 422 Invalid (a webhook's denial). Compiled at first
+// use: a regexp compiled at package init costs every run of shipshape.
+var fluxImmutable = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`is\simmutable|immutable\sfield`)
+})
 
 // recreatesOnRefusal reports whether mode recreates obj on these
 // refusals. The API server's own validation answers 422 Invalid; the LWS
@@ -235,7 +239,7 @@ func recreatesOnRefusal(mode recreateMode, obj *manifest.Object, refusals []refu
 			return true
 		}
 		for _, r := range refusals {
-			if fluxImmutable.MatchString(r.Reason) {
+			if fluxImmutable().MatchString(r.Reason) {
 				return true
 			}
 		}

@@ -6,7 +6,6 @@ package rules
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -69,14 +68,23 @@ var lwsInvalidName = Register(&analysis.Rule{
 	},
 })
 
-var dns1035Chars = regexp.MustCompile(`^[a-z0-9-]*$`)
+// dns1035Chars reports whether s has only lowercase letters, digits and
+// '-' (a loop, not a regexp compiled while every run starts).
+func dns1035Chars(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // notDNS1035 says why s is not a DNS-1035 label, or "" when it is one.
 func notDNS1035(s string) string {
 	switch {
 	case len(s) > 63:
 		return fmt.Sprintf("%d characters, at most 63", len(s))
-	case !dns1035Chars.MatchString(s):
+	case !dns1035Chars(s):
 		for _, r := range s {
 			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
 				return fmt.Sprintf("%q is not allowed, only lowercase letters, digits and '-'", r)
@@ -120,7 +128,20 @@ func summarizeShadow(p *analysis.Pass) (shadowSummary, bool) {
 	return shadowSummary{}, false
 }
 
-var groupIndexSuffix = regexp.MustCompile(`^-[0-9]+$`)
+// groupIndexSuffix reports whether s is "-" and a group index, as the
+// controller suffixes a UniquePerReplica Service name (`^-[0-9]+$`).
+func groupIndexSuffix(s string) bool {
+	digits, ok := strings.CutPrefix(s, "-")
+	if !ok || digits == "" {
+		return false
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 func finishShadow(p *analysis.CrossPass, summaries []shadowSummary) {
 	lws := map[string][]shadowSummary{}
@@ -138,7 +159,7 @@ func finishShadow(p *analysis.CrossPass, summaries []shadowSummary) {
 			switch {
 			case l.policy != "UniquePerReplica" && s.name == l.name:
 				what = fmt.Sprintf("for LeaderWorkerSet %q (subdomainPolicy Shared)", l.name)
-			case l.policy == "UniquePerReplica" && strings.HasPrefix(s.name, l.name) && groupIndexSuffix.MatchString(s.name[len(l.name):]):
+			case l.policy == "UniquePerReplica" && strings.HasPrefix(s.name, l.name) && groupIndexSuffix(s.name[len(l.name):]):
 				what = fmt.Sprintf("for replica %s of LeaderWorkerSet %q (subdomainPolicy UniquePerReplica)", s.name[len(l.name)+1:], l.name)
 			default:
 				continue

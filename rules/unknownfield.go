@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-	"k8s.io/apimachinery/pkg/api/validate/content"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/labelsyntax"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/schema"
 	"github.com/shipshape-dev/shipshape/internal/schemawalk"
@@ -114,7 +114,7 @@ func (w *fieldChecker) unknown(c *schemawalk.Cursor, k *yaml.Node) {
 // a label (a valid label key with a string value) whose labels: line is
 // missing.
 func metaLabel(fields []string, m, k *yaml.Node) bool {
-	if !slices.Contains(fields, "labels") || !slices.Contains(fields, "annotations") || len(content.IsLabelKey(k.Value)) > 0 {
+	if !slices.Contains(fields, "labels") || !slices.Contains(fields, "annotations") || len(labelsyntax.IsLabelKey(k.Value)) > 0 {
 		return false
 	}
 	for i := 0; i+1 < len(m.Content); i += 2 {

@@ -18,11 +18,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shipshape-dev/shipshape/internal/helmrender"
+	"github.com/shipshape-dev/shipshape/internal/lazyregexp"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 )
 
@@ -156,7 +158,7 @@ func valueFile(chartDir, name string, contains func(string) bool) (src helmrende
 
 // plainParameter is a --set name shipshape reads: dotted keys, no list
 // indices or escapes (which strvals parses further).
-var plainParameter = regexp.MustCompile(`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`)
+var plainParameter = lazyregexp.New(`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`)
 
 // setParameter is one helm.parameters entry as values, typed as `--set`
 // types it (strvals: true, false, null and integers; a string with

@@ -3,14 +3,15 @@ package engine
 import (
 	"bytes"
 	"fmt"
-	"regexp"
+
+	"github.com/shipshape-dev/shipshape/internal/lazyregexp"
 )
 
 // flowScalar is a mapping value, or a sequence item, that starts with `{`
 // and goes on after the matching `}` (`image: {username}/app:latest`):
 // meant as text, but YAML reads the `{` as the start of a flow mapping and
 // fails after it.
-var flowScalar = regexp.MustCompile(`^(\s*(?:-\s+)?(?:[^\s#{][^#]*?:\s+)?)(\{[^{}\n]*\}[^\s#,][^#\n]*?)\s*(?:#.*)?$`)
+var flowScalar = lazyregexp.New(`^(\s*(?:-\s+)?(?:[^\s#{][^#]*?:\s+)?)(\{[^{}\n]*\}[^\s#,][^#\n]*?)\s*(?:#.*)?$`)
 
 // flowMappingCause is the cause of a YAML syntax error at line (1-based)
 // of src when a value on that line, or one of the two before it, starts

@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -26,6 +25,7 @@ import (
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/helmrender"
+	"github.com/shipshape-dev/shipshape/internal/lazyregexp"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/scope"
 )
@@ -199,7 +199,7 @@ func (e *Engine) releaseApp(t *renderState, hr releaseDoc, objects []valuesObjec
 }
 
 // exactVersion is a chart version that names one release (no range).
-var exactVersion = regexp.MustCompile(`^v?[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+var exactVersion = lazyregexp.New(`^v?[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
 
 // chartArchive is the archive of chart name at version in the charts
 // directory (`helm pull` writes NAME-VERSION.tgz), or "": only an exact

@@ -13,7 +13,6 @@ package fluxsubst
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/fluxcd/pkg/envsubst"
@@ -22,6 +21,8 @@ import (
 	"go.yaml.in/yaml/v3"
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/shipshape-dev/shipshape/internal/lazyregexp"
 )
 
 // DisabledKey is the label or annotation that, set to "disabled", keeps
@@ -30,7 +31,7 @@ const DisabledKey = "kustomize.toolkit.fluxcd.io/substitute"
 
 // varName is what Flux accepts as a variable's name (varsubRegex); a
 // name that does not match fails the whole build.
-var varName = regexp.MustCompile(`^[_[:alpha:]][_[:alpha:][:digit:]]*$`)
+var varName = lazyregexp.New(`^[_[:alpha:]][_[:alpha:][:digit:]]*$`)
 
 // ValidName reports whether Flux accepts name as a variable's name.
 func ValidName(name string) bool { return varName.MatchString(name) }

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"runtime"
 	"strconv"
+	"strings"
 
 	"github.com/Masterminds/semver/v3"
-	k8sversion "k8s.io/apimachinery/pkg/util/version"
 )
 
 // What templates see as .Capabilities. Helm's own type (chartutil) builds its
@@ -124,14 +124,18 @@ var builtinAPIVersions = []string{
 // parseKubeVersion reads "v1.34.0", "1.34" or "1.34.1" as Helm's
 // ParseKubeVersion does (Kubernetes' generic version syntax).
 func parseKubeVersion(v string) (KubeVersion, error) {
-	sv, err := k8sversion.ParseGeneric(v)
+	numbers, err := parseGenericVersion(v)
 	if err != nil {
 		return KubeVersion{}, err
 	}
+	text := make([]string, len(numbers))
+	for i, n := range numbers {
+		text[i] = strconv.FormatUint(uint64(n), 10)
+	}
 	return KubeVersion{
-		Version: "v" + sv.String(),
-		Major:   strconv.FormatUint(uint64(sv.Major()), 10),
-		Minor:   strconv.FormatUint(uint64(sv.Minor()), 10),
+		Version: "v" + strings.Join(text, "."),
+		Major:   text[0],
+		Minor:   text[1],
 	}, nil
 }
 

@@ -3,12 +3,13 @@ package helmrender
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 	"text/template"
 
 	"helm.sh/helm/v3/pkg/chart"
+
+	"github.com/shipshape-dev/shipshape/internal/lazyregexp"
 )
 
 // The template engine: Helm v3.22's rendering (pkg/engine) written on
@@ -38,7 +39,7 @@ const (
 	failEnd   = "HELM_ERR_END"
 )
 
-var failMessage = regexp.MustCompile(failStart + `((?s).*)` + failEnd)
+var failMessage = lazyregexp.New(failStart + `((?s).*)` + failEnd)
 
 // templateScope is one template to render with the values it sees.
 type templateScope struct {

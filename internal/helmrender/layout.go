@@ -8,7 +8,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +15,8 @@ import (
 	"go.yaml.in/yaml/v3"
 	"helm.sh/helm/v3/pkg/chart"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/shipshape-dev/shipshape/internal/lazyregexp"
 )
 
 // chartLocation is where a chart's files are: a directory on disk, or a
@@ -264,7 +265,7 @@ func mapValue(n *yaml.Node, key string) *yaml.Node {
 // Helm's messages name the template and line: "template: c/templates/x.yaml:3:5:
 // executing ...", "parse error at (c/templates/x.yaml:3): ...",
 // "execution error at (c/templates/x.yaml:3:5): ...".
-var templateLocation = regexp.MustCompile(`([^\s():"]+):(\d+)(?::(\d+))?`)
+var templateLocation = lazyregexp.New(`([^\s():"]+):(\d+)(?::(\d+))?`)
 
 func (l *chartLayout) templateError(root *chart.Chart, err error) error {
 	msg := err.Error()
@@ -319,7 +320,7 @@ func (l *chartLayout) crdObjects(root *chart.Chart) ([]Object, error) {
 }
 
 // manifestSeparator is releaseutil.SplitManifests' separator.
-var manifestSeparator = regexp.MustCompile("(?:^|\\s*\n)---\\s*")
+var manifestSeparator = lazyregexp.New("(?:^|\\s*\n)---\\s*")
 
 // splitDocuments splits one rendered file as releaseutil.SplitManifests does
 // and parses each document; a document of comments only is no object.

@@ -2,11 +2,12 @@ package helmrender
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 
 	"go.yaml.in/yaml/v3"
 	"helm.sh/helm/v3/pkg/chart"
+
+	"github.com/shipshape-dev/shipshape/internal/lazyregexp"
 )
 
 // Which rendered scalars came from which values leaf.
@@ -34,7 +35,7 @@ import (
 // took the branch away, stay as they are. False, empty and null leaves are
 // never marked: a marker would flip their truthiness.
 
-var markerPattern = regexp.MustCompile(`shpmk(\d+)x`)
+var markerPattern = lazyregexp.New(`shpmk(\d+)x`)
 
 func marker(i int) string { return "shpmk" + strconv.Itoa(i) + "x" }
 

@@ -1,6 +1,6 @@
 package krm
 
-import "regexp"
+import "github.com/shipshape-dev/shipshape/internal/lazyregexp"
 
 // kptSeqIndent matches the annotation key kpt's package reader puts on
 // every item (and on a --fn-config functionConfig) to keep each file's
@@ -8,7 +8,7 @@ import "regexp"
 // kyaml without that option, so their ResourceLists lack it (checked with
 // kpt 1.0 and kustomize v5.8.2; integration/kpt_test.go and
 // kustomize_test.go hold both sides).
-var kptSeqIndent = regexp.MustCompile(`(?m)^\s+internal\.config\.kubernetes\.io/seqindent:`)
+var kptSeqIndent = lazyregexp.New(`(?m)^\s+internal\.config\.kubernetes\.io/seqindent:`)
 
 // ShowsResults reports whether the ResourceList src comes from a caller
 // that prints its results itself: kpt prints every result and then the

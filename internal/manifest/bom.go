@@ -3,9 +3,10 @@ package manifest
 import (
 	"bytes"
 	"io"
-	"regexp"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/lazyregexp"
 )
 
 // bomAfterSeparator matches a document separator line followed by a UTF-8
@@ -15,7 +16,7 @@ import (
 // the file is. yaml.v3 skips only the latter: decoding the stream as a
 // whole, it reads "\ufeffapiVersion" as a key, and the document loses its
 // apiVersion.
-var bomAfterSeparator = regexp.MustCompile(`(?m)^---[ \t]*(?:#[^\n]*)?\n\x{FEFF}`)
+var bomAfterSeparator = lazyregexp.New(`(?m)^---[ \t]*(?:#[^\n]*)?\n\x{FEFF}`)
 
 // segment is a stretch of a stream decoded on its own: src[start:end],
 // whose first line is line line of the stream. A segment that starts

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +14,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 	yamlv4 "go.yaml.in/yaml/v4"
+
+	"github.com/shipshape-dev/shipshape/internal/lazyregexp"
 )
 
 var bom = []byte("\xef\xbb\xbf")
@@ -286,7 +287,7 @@ func hasPatchDirective(n *yaml.Node) bool {
 // docMarker matches a line that starts or ends a YAML document. Such a line
 // cannot be content (YAML forbids it at column 0 inside scalars), so
 // splitting on it is exact.
-var docMarker = regexp.MustCompile(`(?m)^(?:---|\.\.\.)(?:[ \t\r]|$)`)
+var docMarker = lazyregexp.New(`(?m)^(?:---|\.\.\.)(?:[ \t\r]|$)`)
 
 // parseChunks parses each document on its own, recording syntax errors, so
 // that one broken document does not hide the others.
@@ -366,7 +367,7 @@ func shiftLines(n *yaml.Node, by int) {
 	}
 }
 
-var v3LinePrefix = regexp.MustCompile(`^yaml: line (\d+): `)
+var v3LinePrefix = lazyregexp.New(`^yaml: line (\d+): `)
 
 // syntaxError turns a yaml.v3 error into a position. yaml.v3 drops the
 // column from its messages, so the chunk is read once more by yaml v4,

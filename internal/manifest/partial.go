@@ -2,9 +2,10 @@ package manifest
 
 import (
 	"path/filepath"
-	"regexp"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/lazyregexp"
 )
 
 // incomplete recognises objects that cannot be whole, so that they are
@@ -71,7 +72,7 @@ func containerWithoutImage(cs *yaml.Node) bool {
 // that state what the cluster should (assert) or should not (errors) hold
 // after a step: 00-assert.yaml, 01-errors.yaml, 02-assert-collector.yaml,
 // assert-verify-traces.yaml.
-var assertionName = regexp.MustCompile(`^([0-9]+-)?(assert|errors?)([-.][^/]*)?\.ya?ml$`)
+var assertionName = lazyregexp.New(`^([0-9]+-)?(assert|errors?)([-.][^/]*)?\.ya?ml$`)
 
 // testAssertion reports whether path is such a file: its objects are the
 // fields a test compares with the cluster, never applied (a Service there

@@ -2,8 +2,9 @@ package render
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/shipshape-dev/shipshape/internal/lazyregexp"
 )
 
 // kustomize's errors wrap the cause in the path it took to get there
@@ -12,13 +13,13 @@ import (
 // file or directory"), four levels deep on real trees. Each pattern below
 // finds one cause in that chain and says it in a few words.
 var (
-	missingPath  = regexp.MustCompile(`lstat (\S+?): no such file or directory`)
-	unmarshal    = regexp.MustCompile(`cannot unmarshal (\w+) into Go struct field [A-Za-z]+\.(\S+) of type (\S+)`)
-	patchOp      = regexp.MustCompile(`(\w+) operation does not apply: doc is missing (?:path|key): "?([^"\s:]*)`)
-	noMatch      = regexp.MustCompile(`no (?:resource matches strategic merge patch|matches for Id) "?([^"\s;:]+)`)
-	cycle        = regexp.MustCompile(`cycle detected: [^:;'"]+'[^']*'[^:;'"]+'[^']*'`)
-	unmappedVarC = regexp.MustCompile(`var '\{(\S+) [^']*' cannot be mapped to a field in the set of known resources`)
-	unsupported  = regexp.MustCompile(`json: unsupported value: \S+`)
+	missingPath  = lazyregexp.New(`lstat (\S+?): no such file or directory`)
+	unmarshal    = lazyregexp.New(`cannot unmarshal (\w+) into Go struct field [A-Za-z]+\.(\S+) of type (\S+)`)
+	patchOp      = lazyregexp.New(`(\w+) operation does not apply: doc is missing (?:path|key): "?([^"\s:]*)`)
+	noMatch      = lazyregexp.New(`no (?:resource matches strategic merge patch|matches for Id) "?([^"\s;:]+)`)
+	cycle        = lazyregexp.New(`cycle detected: [^:;'"]+'[^']*'[^:;'"]+'[^']*'`)
+	unmappedVarC = lazyregexp.New(`var '\{(\S+) [^']*' cannot be mapped to a field in the set of known resources`)
+	unsupported  = lazyregexp.New(`json: unsupported value: \S+`)
 )
 
 // causeOf is p in one line that leads with its cause: the kustomization
@@ -63,7 +64,7 @@ func reasonOf(msg string) string {
 	if m := unmappedVarC.FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("var %s matches no field of the objects", m[1])
 	}
-	for _, re := range []*regexp.Regexp{cycle, unsupported} {
+	for _, re := range []*lazyregexp.Regexp{cycle, unsupported} {
 		if s := re.FindString(msg); s != "" {
 			return s
 		}

@@ -1,11 +1,11 @@
 package render
 
 import (
-	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/shipshape-dev/shipshape/internal/lazyregexp"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 )
 
@@ -36,7 +36,7 @@ func missingFile(root *Kustomization) (*Kustomization, *Ref) {
 
 // address is a pointer kustomize prints with %v in some messages
 // ("merging from generator &{0x24a01c58ca90 <nil>}").
-var address = regexp.MustCompile(`\b0x[0-9a-f]{6,}\b`)
+var address = lazyregexp.New(`\b0x[0-9a-f]{6,}\b`)
 
 // withoutAddresses is msg with its pointers written 0x…: the same failure
 // reads the same from run to run (CI diffs, baselines).
@@ -110,9 +110,9 @@ func (r *Renderer) failedAt(root *Kustomization, msg string) *Problem {
 var (
 	// evanphx/json-patch: "add operation does not apply: doc is missing
 	// path: \"/metadata/labels/x\": missing value".
-	jsonPatchMissing = regexp.MustCompile(`operation does not apply: doc is missing (?:path|key): "?(/[^"\s:]*)`)
-	unmappedVar      = regexp.MustCompile(`var '\{(\S+) `)
-	unscalable       = regexp.MustCompile(`resource with name (\S+) does not match a config with the following GVK`)
+	jsonPatchMissing = lazyregexp.New(`operation does not apply: doc is missing (?:path|key): "?(/[^"\s:]*)`)
+	unmappedVar      = lazyregexp.New(`var '\{(\S+) `)
+	unscalable       = lazyregexp.New(`resource with name (\S+) does not match a config with the following GVK`)
 )
 
 // namedEntry finds, in the kustomizations root reaches, the entry a

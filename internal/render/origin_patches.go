@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 
 	"go.yaml.in/yaml/v3"
-	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/resid"
+	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 )
@@ -273,21 +273,18 @@ func selects(e patchEntry, o *Object, b *base) bool {
 	if !named {
 		return false
 	}
-	meta := mapGet(o.Node, "metadata")
-	for sel, field := range map[string]string{s.LabelSelector: "labels", s.AnnotationSelector: "annotations"} {
-		if sel == "" {
+	// kyaml's matching, the one kustomize's selector calls (its own copy
+	// of apimachinery's label selector: apimachinery's pkg/labels would
+	// link util/validation and klog, whose init every run pays).
+	rn := kyaml.NewRNode(o.Node)
+	for _, by := range []struct {
+		selector string
+		matches  func(string) (bool, error)
+	}{{s.LabelSelector, rn.MatchesLabelSelector}, {s.AnnotationSelector, rn.MatchesAnnotationSelector}} {
+		if by.selector == "" {
 			continue
 		}
-		ls, err := labels.Parse(sel)
-		if err != nil {
-			return false
-		}
-		set := labels.Set{}
-		m := mapGet(meta, field)
-		for i := 0; m != nil && i+1 < len(m.Content); i += 2 {
-			set[m.Content[i].Value] = m.Content[i+1].Value
-		}
-		if !ls.Matches(set) {
+		if ok, err := by.matches(by.selector); err != nil || !ok {
 			return false
 		}
 	}

@@ -74,6 +74,8 @@ func TestSelectsAgainstKrusty(t *testing.T) {
 		"kind: Deploy.*",
 		"kind: Deployment|Service",
 		"name: db\nlabelSelector: app=web",
+		// The same selector for labels and annotations: both must match.
+		"labelSelector: team=b\nannotationSelector: team=b",
 	}
 	for _, target := range targets {
 		t.Run(target, func(t *testing.T) {

@@ -15,7 +15,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-	"k8s.io/apimachinery/pkg/api/validate/content"
+
+	"github.com/shipshape-dev/shipshape/internal/labelsyntax"
 )
 
 // Op is a matchExpressions operator. The API server compares them
@@ -255,13 +256,13 @@ func nodeOr(n, fallback *yaml.Node) *yaml.Node {
 
 // checkKey and checkValue apply the API server's own label syntax rules.
 func (p *parser) checkKey(n *yaml.Node, path, key string) {
-	if errs := content.IsLabelKey(key); len(errs) != 0 {
+	if errs := labelsyntax.IsLabelKey(key); len(errs) != 0 {
 		p.report(n, path, "invalid label key %q: %s", key, strings.Join(errs, "; "))
 	}
 }
 
 func (p *parser) checkValue(n *yaml.Node, path, value string) {
-	if errs := content.IsLabelValue(value); len(errs) != 0 {
+	if errs := labelsyntax.IsLabelValue(value); len(errs) != 0 {
 		p.report(n, path, "invalid label value %q: %s", value, strings.Join(errs, "; "))
 	}
 }
