@@ -69,6 +69,43 @@ type AppID struct {
 	// Application's, with its kustomize options (its file, document and
 	// source). "" for the root as written.
 	Variant string
+	// Argo is the Argo CD Application that applies the files as a plain
+	// directory with directory options (recurse, include, exclude): the
+	// files it applies are one application, whatever their directories.
+	// nil for a directory applied as every plain directory is.
+	Argo *ArgoDirectory
+	// LeftOut, with Argo: the files under Argo's path that its
+	// include/exclude leave out and that nothing else in the tree applies.
+	LeftOut bool
+}
+
+// ArgoDirectory is an Argo CD Application whose sources apply plain
+// directories (directory.recurse, include, exclude, as the repo server's
+// findManifests reads them). One value per Application: its pointer is
+// its identity in AppID.
+type ArgoDirectory struct {
+	Name string // metadata.name
+	File string // the Application's file, as shown
+	// leftOut: the files it leaves out (AppID.LeftOut), as shown, and
+	// the option that does (`directory.exclude "*.bak.yaml"`). Written
+	// before the files are linted, read only after.
+	leftOut map[string]string
+}
+
+// LeaveOut records that the Application's option why leaves file out.
+func (a *ArgoDirectory) LeaveOut(file, why string) {
+	if a.leftOut == nil {
+		a.leftOut = map[string]string{}
+	}
+	a.leftOut[file] = why
+}
+
+// LeftOutBy is the option that leaves file out of the Application, or "".
+func (a *ArgoDirectory) LeftOutBy(file string) string {
+	if a == nil {
+		return ""
+	}
+	return a.leftOut[file]
 }
 
 // Application names the application the i-th summary comes from: a
