@@ -291,15 +291,18 @@ func (ev *selectionEvidence) leftOut(app analysis.AppID, ns string, svc *selecti
 		return analysis.Finding{}, false
 	}
 	var only *pods
+	var by analysis.DirectoryOption
 	for _, t := range ix.all {
 		if !t.carries(svc.selector) {
 			continue
 		}
-		if owner := ix.app[t]; !owner.LeftOut || owner.Argo != app.Argo {
+		owner := ix.app[t]
+		option, ok := owner.Argo.LeftOutBy(t.file)
+		if !owner.LeftOut || owner.Argo != app.Argo || !ok {
 			return analysis.Finding{}, false
 		}
 		if only == nil {
-			only = t
+			only, by = t, option
 		}
 	}
 	if only == nil {
@@ -307,7 +310,7 @@ func (ev *selectionEvidence) leftOut(app analysis.AppID, ns string, svc *selecti
 	}
 	f, e := svc.at, svc.entries[0]
 	f.Line, f.Column, f.Field = e.line, e.column, e.field
-	f.Message = fmt.Sprintf("Service %q selects %s, which only %s carries, in %s, a file Argo CD Application %s (%s) does not apply: its %s leaves it out, and nothing else here applies it, so the Service has no endpoints; apply the file (change the %s) or drop the Service",
-		svc.name, labelList(svc.selector), only.owner, only.file, app.Argo.Name, app.Argo.File, app.Argo.LeftOutBy(only.file), strings.SplitN(app.Argo.LeftOutBy(only.file), " ", 2)[0])
+	f.Message = fmt.Sprintf("Service %q selects %s, which only %s carries, in %s, a file Argo CD Application %s (%s) does not apply: its %s %q leaves it out, and nothing else here applies it, so the Service has no endpoints; apply the file (change the %s) or drop the Service",
+		svc.name, labelList(svc.selector), only.owner, only.file, app.Argo.Name, app.Argo.File, by.Name, by.Pattern, by.Name)
 	return f, true
 }

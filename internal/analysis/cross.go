@@ -87,25 +87,34 @@ type ArgoDirectory struct {
 	Name string // metadata.name
 	File string // the Application's file, as shown
 	// leftOut: the files it leaves out (AppID.LeftOut), as shown, and
-	// the option that does (`directory.exclude "*.bak.yaml"`). Written
-	// before the files are linted, read only after.
-	leftOut map[string]string
+	// the option that does. Written before the files are linted, read
+	// only after.
+	leftOut map[string]DirectoryOption
 }
 
-// LeaveOut records that the Application's option why leaves file out.
-func (a *ArgoDirectory) LeaveOut(file, why string) {
+// DirectoryOption is an option of an Argo CD directory source that
+// selects files: directory.include or directory.exclude, and its glob.
+type DirectoryOption struct {
+	Name    string // directory.exclude
+	Pattern string // *.bak.yaml
+}
+
+// LeaveOut records that the Application's option leaves file out.
+func (a *ArgoDirectory) LeaveOut(file string, by DirectoryOption) {
 	if a.leftOut == nil {
-		a.leftOut = map[string]string{}
+		a.leftOut = map[string]DirectoryOption{}
 	}
-	a.leftOut[file] = why
+	a.leftOut[file] = by
 }
 
-// LeftOutBy is the option that leaves file out of the Application, or "".
-func (a *ArgoDirectory) LeftOutBy(file string) string {
+// LeftOutBy is the option that leaves file out of the Application; false
+// when none does.
+func (a *ArgoDirectory) LeftOutBy(file string) (DirectoryOption, bool) {
 	if a == nil {
-		return ""
+		return DirectoryOption{}, false
 	}
-	return a.leftOut[file]
+	by, ok := a.leftOut[file]
+	return by, ok
 }
 
 // Application names the application the i-th summary comes from: a

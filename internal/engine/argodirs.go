@@ -80,7 +80,7 @@ type argoDirRun struct {
 // leftOutBy is an Application that leaves a file out, and the option.
 type leftOutBy struct {
 	app analysis.AppID
-	why string
+	by  analysis.DirectoryOption
 }
 
 // argoDirSource is one source of an Application applying a plain
@@ -170,10 +170,10 @@ func (e *Engine) argoDirectoryApp(t *renderState, run *argoDirRun, file string, 
 	}
 	for _, d := range dirs {
 		unread := d.allFiles
-		e.walkArgoDir(t, d, func(f string, applied bool, why string) {
+		e.walkArgoDir(t, d, func(f string, by *analysis.DirectoryOption) {
 			switch {
-			case !applied:
-				run.leftOut[f] = append(run.leftOut[f], leftOutBy{app, why})
+			case by != nil:
+				run.leftOut[f] = append(run.leftOut[f], leftOutBy{app, *by})
 			case plain:
 				run.plain[f] = true
 			default:
@@ -219,12 +219,12 @@ func (e *Engine) argoDirSource(t *renderState, file string, src *yaml.Node) (arg
 }
 
 // walkArgoDir calls visit with each file of d that the repo server would
-// read (getPotentiallyValidManifests): applied false, with the option
-// that leaves it out, for one that include or exclude leaves out. Files
+// read (getPotentiallyValidManifests), with the option that leaves it
+// out when include or exclude does (nil: applied). Files
 // in a directory with a kustomization (rendered by shipshape as a root
 // or base), links, files out of the scope and files with Argo CD's skip
 // marker are not visited.
-func (e *Engine) walkArgoDir(t *renderState, d argoDirSource, visit func(file string, applied bool, why string)) {
+func (e *Engine) walkArgoDir(t *renderState, d argoDirSource, visit func(file string, leftOutBy *analysis.DirectoryOption)) {
 	_ = filepath.WalkDir(d.dir, func(path string, entry fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
@@ -252,22 +252,19 @@ func (e *Engine) walkArgoDir(t *renderState, d argoDirSource, visit func(file st
 		// include, then the marker.
 		switch {
 		case d.exclude != "" && argoGlobMatch(d.exclude, rel):
-			visit(path, false, "directory.exclude "+quoteOption(d.exclude))
+			visit(path, &analysis.DirectoryOption{Name: "directory.exclude", Pattern: d.exclude})
 			return nil
 		case d.include != "" && !argoGlobMatch(d.include, rel):
-			visit(path, false, "directory.include "+quoteOption(d.include))
+			visit(path, &analysis.DirectoryOption{Name: "directory.include", Pattern: d.include})
 			return nil
 		}
 		if data, err := os.ReadFile(path); err != nil || strings.Contains(string(data), argoSkipMarker) {
 			return nil
 		}
-		visit(path, true, "")
+		visit(path, nil)
 		return nil
 	})
 }
-
-// quoteOption is a glob as a message shows it.
-func quoteOption(s string) string { return `"` + s + `"` }
 
 // assign is, for each input of in not reached by a kustomize root nor
 // applied by a Flux Kustomization, the applications of the Applications
@@ -302,7 +299,7 @@ func (r *argoDirRun) assign(e *Engine, t *renderState, in treeInputs) map[string
 		if app.Argo == nil {
 			continue
 		}
-		app.Argo.LeaveOut(input.Path, lo[0].why)
+		app.Argo.LeaveOut(input.Path, lo[0].by)
 		out[input.Path] = []analysis.AppID{app}
 	}
 	return out
