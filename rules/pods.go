@@ -21,6 +21,7 @@ import (
 type pods struct {
 	owner string // Deployment/rng
 	ns    string
+	file  string // the file that defines it, as named
 	// fixed labels have one value on every pod; varying ones take a value
 	// per pod that no manifest knows (hashes, uids, indexes): a selector on
 	// any value of them may match; oneOf ones take one of a known set
@@ -121,7 +122,7 @@ func podsOf(p *analysis.Pass) []*pods {
 func makesPods(obj *manifest.Object) []*pods {
 	g := obj.Group()
 	mk := func(tmpl *yaml.Node, varying map[string]bool) *pods {
-		p := &pods{owner: obj.Kind + "/" + obj.Name, ns: obj.EffectiveNamespace(), varying: varying}
+		p := &pods{owner: obj.Kind + "/" + obj.Name, ns: obj.EffectiveNamespace(), file: obj.File, varying: varying}
 		p.fixed = selector.Labels(manifest.Path(tmpl, "metadata", "labels"))
 		if p.fixed == nil || len(obj.SelectorLabels) > 0 {
 			fixed := make(map[string]string, len(p.fixed)+len(obj.SelectorLabels))
@@ -196,7 +197,7 @@ func makesPods(obj *manifest.Object) []*pods {
 		}
 	case isLWS(obj):
 		for _, lp := range lwsPodLabels(obj) {
-			p := &pods{owner: obj.Kind + "/" + obj.Name, ns: obj.EffectiveNamespace(), fixed: lp.labels, varying: lwsLeaderLabels}
+			p := &pods{owner: obj.Kind + "/" + obj.Name, ns: obj.EffectiveNamespace(), file: obj.File, fixed: lp.labels, varying: lwsLeaderLabels}
 			if !lp.leader {
 				// Workers have indexes 1 and up; the leader's is fixed at 0.
 				delete(p.fixed, lwsWorkerIndexLabel)

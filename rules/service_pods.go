@@ -130,6 +130,10 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 		if p.Unread(app) {
 			continue
 		}
+		if f, ok := ev.leftOut(app, s.ns, s.svc); ok {
+			p.Report(f)
+			continue
+		}
 		if f, ok := ev.judge(app, s.ns, s.svc, serviceSelects); ok {
 			p.Report(f)
 		}
@@ -272,4 +276,41 @@ type entryAt struct {
 	key          string
 	line, column int
 	field        string // dotted path of the entry in its object
+}
+
+// leftOut returns the finding for svc, a Service of an Argo CD
+// Application's directory (app.Argo), when the only pod templates of
+// its namespace that carry its selector are in files that Application
+// leaves out (directory.include, exclude) and nothing else applies
+// (analysis.AppID.LeftOut): the pods are written, but never applied.
+// A template anywhere else, or a custom resource of the application that
+// may make pods there, keeps it quiet.
+func (ev *selectionEvidence) leftOut(app analysis.AppID, ns string, svc *selectingService) (analysis.Finding, bool) {
+	ix := ev.templates[ns]
+	if app.Argo == nil || app.LeftOut || ix == nil || ev.unknown[appNS{app, ns}] || ev.relabel.in(app, ns) {
+		return analysis.Finding{}, false
+	}
+	var only *pods
+	var by analysis.DirectoryOption
+	for _, t := range ix.all {
+		if !t.carries(svc.selector) {
+			continue
+		}
+		owner := ix.app[t]
+		option, ok := owner.Argo.LeftOutBy(t.file)
+		if !owner.LeftOut || owner.Argo != app.Argo || !ok {
+			return analysis.Finding{}, false
+		}
+		if only == nil {
+			only, by = t, option
+		}
+	}
+	if only == nil {
+		return analysis.Finding{}, false
+	}
+	f, e := svc.at, svc.entries[0]
+	f.Line, f.Column, f.Field = e.line, e.column, e.field
+	f.Message = fmt.Sprintf("Service %q selects %s, which only %s carries, in %s, a file Argo CD Application %s (%s) does not apply: its %s %q leaves it out, and nothing else here applies it, so the Service has no endpoints; apply the file (change the %s) or drop the Service",
+		svc.name, labelList(svc.selector), only.owner, only.file, app.Argo.Name, app.Argo.File, by.Name, by.Pattern, by.Name)
+	return f, true
 }

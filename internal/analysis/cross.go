@@ -69,6 +69,52 @@ type AppID struct {
 	// Application's, with its kustomize options (its file, document and
 	// source). "" for the root as written.
 	Variant string
+	// Argo is the Argo CD Application that applies the files as a plain
+	// directory with directory options (recurse, include, exclude): the
+	// files it applies are one application, whatever their directories.
+	// nil for a directory applied as every plain directory is.
+	Argo *ArgoDirectory
+	// LeftOut, with Argo: the files under Argo's path that its
+	// include/exclude leave out and that nothing else in the tree applies.
+	LeftOut bool
+}
+
+// ArgoDirectory is an Argo CD Application whose sources apply plain
+// directories (directory.recurse, include, exclude, as the repo server's
+// findManifests reads them). One value per Application: its pointer is
+// its identity in AppID.
+type ArgoDirectory struct {
+	Name string // metadata.name
+	File string // the Application's file, as shown
+	// leftOut: the files it leaves out (AppID.LeftOut), as shown, and
+	// the option that does. Written before the files are linted, read
+	// only after.
+	leftOut map[string]DirectoryOption
+}
+
+// DirectoryOption is an option of an Argo CD directory source that
+// selects files: directory.include or directory.exclude, and its glob.
+type DirectoryOption struct {
+	Name    string // directory.exclude
+	Pattern string // *.bak.yaml
+}
+
+// LeaveOut records that the Application's option leaves file out.
+func (a *ArgoDirectory) LeaveOut(file string, by DirectoryOption) {
+	if a.leftOut == nil {
+		a.leftOut = map[string]DirectoryOption{}
+	}
+	a.leftOut[file] = by
+}
+
+// LeftOutBy is the option that leaves file out of the Application; false
+// when none does.
+func (a *ArgoDirectory) LeftOutBy(file string) (DirectoryOption, bool) {
+	if a == nil {
+		return DirectoryOption{}, false
+	}
+	by, ok := a.leftOut[file]
+	return by, ok
 }
 
 // Application names the application the i-th summary comes from: a

@@ -99,11 +99,17 @@ func splitApps(files ...[]*FileResult) map[analysis.AppID]bool {
 	for _, list := range files {
 		for _, fr := range list {
 			for _, id := range fr.ids {
-				k := key{fr.idApp, id.hash}
-				if f, ok := first[k]; !ok {
-					first[k] = id.file
-				} else if f != id.file {
-					split[fr.idApp] = true
+				for i := -1; i < len(fr.moreApps); i++ {
+					app := fr.idApp
+					if i >= 0 {
+						app = fr.moreApps[i]
+					}
+					k := key{app, id.hash}
+					if f, ok := first[k]; !ok {
+						first[k] = id.file
+					} else if f != id.file {
+						split[app] = true
+					}
 				}
 			}
 		}
@@ -153,6 +159,9 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 			}
 			if fr.unreadApp != (analysis.AppID{}) {
 				unread[fr.unreadApp] = true
+				for _, app := range fr.moreApps {
+					unread[app] = true
+				}
 			}
 		}
 	}
@@ -161,9 +170,10 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 		slices.SortStableFunc(all, func(a, b *summary) int {
 			return cmp.Or(a.file.compare(b.file), cmp.Compare(a.obj.doc, b.obj.doc), cmp.Compare(a.obj.item, b.obj.item))
 		})
+		reported := reportedOnce{}
 		report := func(f analysis.Finding) {
 			fr := fileOf(f)
-			if fr == nil || fr.Input.Context || fr.ignores.suppresses(f.Line, f.Rule) || fr.optOuts[objectKey{f.Doc, f.Item}].Has(f.Rule) {
+			if fr == nil || fr.Input.Context || fr.ignores.suppresses(f.Line, f.Rule) || fr.optOuts[objectKey{f.Doc, f.Item}].Has(f.Rule) || !reported.first(fr, f) {
 				return
 			}
 			f.Severity = e.severityOf(f)
@@ -248,4 +258,28 @@ func (f objectFile) compare(g objectFile) int {
 		return 1
 	}
 	return cmp.Compare(f.path, g.path)
+}
+
+// reportedOnce: a file judged in several applications (applied by two
+// Argo CD Applications) gets a finding once, the first application's.
+type reportedOnce map[reportedAt]bool
+
+type reportedAt struct {
+	fr              *FileResult
+	rule            string
+	line, col, item int
+}
+
+// first reports whether f, about fr, is to be reported: not when fr is
+// judged in several applications and one already reported it.
+func (r reportedOnce) first(fr *FileResult, f analysis.Finding) bool {
+	if len(fr.moreApps) == 0 {
+		return true
+	}
+	k := reportedAt{fr, f.Rule, f.Line, f.Column, f.Item}
+	if r[k] {
+		return false
+	}
+	r[k] = true
+	return true
 }

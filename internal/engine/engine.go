@@ -250,9 +250,20 @@ func (e *Engine) LintFile(in manifest.Input, data []byte) *FileResult {
 // that read the file (ctx.Kustomize), judged as kustomize reads it, or
 // what the kustomization beside it says (Engine.context).
 func (e *Engine) lintFile(in manifest.Input, data []byte, ctx manifest.Context) *FileResult {
+	return e.lintFileIn(in, data, ctx, nil)
+}
+
+// lintFileIn is lintFile for a file that apps apply (Argo CD
+// Applications, see argodirs.go); nil: the application ctx or the file's
+// directory says. A file of several applications is judged in each.
+func (e *Engine) lintFileIn(in manifest.Input, data []byte, ctx manifest.Context, apps []analysis.AppID) *FileResult {
 	app := e.application(in.Path)
 	if ctx.Application != "" {
 		app = analysis.AppID{Dir: ctx.Application}
+	}
+	var more []analysis.AppID
+	if len(apps) > 0 {
+		app, more = apps[0], apps[1:]
 	}
 	if ctx.Beside && in.Path != manifest.Stdin {
 		// Beside a kustomization that does not list it: not applied with
@@ -269,6 +280,7 @@ func (e *Engine) lintFile(in manifest.Input, data []byte, ctx manifest.Context) 
 	if !in.Context {
 		fr.own = e.lint(f, fr.ignores)
 	}
+	fr.moreApps = more
 	if f.Template != "" && len(e.cross) > 0 {
 		fr.unreadApp = app
 	}
@@ -278,6 +290,9 @@ func (e *Engine) lintFile(in manifest.Input, data []byte, ctx manifest.Context) 
 				continue
 			}
 			e.observe(fr, obj, objectKey{obj.Doc, obj.Item}, app)
+			for _, a := range more {
+				fr.summaries = e.summarize(obj.Unmemoized(), objectKey{obj.Doc, obj.Item}, a, fr.summaries)
+			}
 		}
 	}
 	// Findings outlive the file; the node tree does not need to, so

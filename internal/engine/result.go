@@ -27,10 +27,14 @@ type FileResult struct {
 	// ids identify the objects observed (group, kind, namespace, name),
 	// all of application idApp: a directory that defines one object in
 	// two files is not applied as a whole (see splitApps).
-	ids     []objectID
-	idApp   analysis.AppID
-	ignores lineIgnores
-	optOuts map[objectKey]analysis.RuleSet // objects with an ignore annotation
+	ids   []objectID
+	idApp analysis.AppID
+	// moreApps: the other applications the file is judged in (Argo CD
+	// Applications that apply it too): its objects are in each, and
+	// a finding about it is reported once.
+	moreApps []analysis.AppID
+	ignores  lineIgnores
+	optOuts  map[objectKey]analysis.RuleSet // objects with an ignore annotation
 }
 
 // Result is a whole run.

@@ -70,6 +70,9 @@ type renderState struct {
 	// (argokustomize.go)
 	variants        []*render.Kustomization
 	variantProblems []*render.ArgoOptionsError
+	// argoApps: the applications of the Argo CD Applications that apply
+	// a plain file with directory options, by input path (argodirs.go)
+	argoApps map[string][]analysis.AppID
 }
 
 // RunTree lints inputs as applications (see above); paths are what was
@@ -106,10 +109,17 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	if len(plan.roots) > 0 {
 		t.variants, t.variantProblems = e.argoVariants(t, inputs, overlay, plan.roots)
 	}
+	argo := e.argoDirectories(t, inputs, overlay)
 	in := t.collectInputs(inputs, named)
+	t.argoApps = argo.assign(e, t, in)
 	t.charts = e.renderCharts(t, in)
 	r := e.renderRoots(t, plan)
 	res := &Result{tree: &treeRun{paths: paths, inputs: in.list}}
+	for _, app := range argo.unread {
+		// Not a file: what the Application applies that shipshape does
+		// not read (JSON, jsonnet) keeps its absence rules quiet.
+		res.context = append(res.context, &FileResult{unreadApp: app})
+	}
 	if e.KeepSource {
 		res.tree.graph, res.tree.state = g, t
 	}
@@ -331,7 +341,7 @@ func (e *Engine) lintInputs(t *renderState, in treeInputs, overlay map[string][]
 					ctx.Application = g.FluxApplication(t.key(input.Path))
 					ctx.Unrendered = in.component[i] || ctx.Application != ""
 				}
-				return e.lintFile(input, data, ctx)
+				return e.lintFileIn(input, data, ctx, t.argoApps[input.Path])
 			}
 			<-rendered
 			ctx := t.readsAs(input.Path)

@@ -95,6 +95,15 @@ func (o *Object) Memo(key string, compute func() any) any {
 	return v
 }
 
+// Unmemoized is a copy of o without what Memo kept: the same object seen
+// again as part of another application (a file two Argo CD Applications
+// apply), whose summaries must be values of their own, not shared.
+func (o *Object) Unmemoized() *Object {
+	c := *o
+	c.memo = nil
+	return &c
+}
+
 // IsKustomization reports a kustomization file's own document: a
 // Kustomization or Component of kustomize.config.k8s.io, which kustomize
 // reads as kubectl reads manifests, into its own Go types.
