@@ -62,6 +62,11 @@ type Engine struct {
 	// (remotecharts.go); nil: nothing is fetched (the default, and always
 	// in the KRM function).
 	Fetcher *chartfetch.Fetcher
+	// KubernetesVersion is the cluster version every chart is rendered
+	// for (local charts, releases, fetched charts, and kustomize helmCharts
+	// entries that name none); New sets the config's, "" for helmrender's
+	// default.
+	KubernetesVersion string
 	// Stdin is read for the path "-".
 	Stdin io.Reader
 	// Cache, when set, keeps kustomize roots' renderings between runs
@@ -87,7 +92,7 @@ func New(rs []*analysis.Rule, cfg *config.Config, enable, disable []string) (*En
 		cfg = &config.Config{}
 	}
 	e := &Engine{cfg: cfg, known: WithBuiltin(rs), severity: map[string]analysis.Severity{}, overridden: map[string]bool{}, MaxFileSize: DefaultMaxFileSize, Stdin: os.Stdin,
-		kusts: &manifest.Kustomizations{}, wd: &manifest.WorkDir{}}
+		kusts: &manifest.Kustomizations{}, wd: &manifest.WorkDir{}, KubernetesVersion: string(cfg.KubernetesVersion)}
 	var err error
 	if e.failOn, err = analysis.ParseFailOn(cfg.FailOn); err != nil {
 		return nil, &config.Error{Source: cfg.Source, Msg: "spec.failOn: " + err.Error()}
