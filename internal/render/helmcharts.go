@@ -419,15 +419,14 @@ func helmNamespace(ns string) string {
 	return ns
 }
 
-// helmGenerated is the rendered document text as kustomize's generator
-// hands it on: read as kustomize reads helm's output, where every document
-// ends with a line break (a block scalar at its end keeps its last
-// newline), and annotated config.kubernetes.io/helm-generated, which
-// kustomize's namespace transformer leaves alone and its output drops.
-// nil for an empty document.
+// helmGenerated is the rendered document text (helm template's, each
+// document ending with a line break) as kustomize's generator hands it on:
+// annotated config.kubernetes.io/helm-generated, which kustomize's
+// namespace transformer leaves alone and its output drops. nil for an
+// empty document.
 func helmGenerated(text string) ([]byte, error) {
 	var c yaml.Node
-	if err := yaml.Unmarshal([]byte(text+"\n"), &c); err != nil {
+	if err := yaml.Unmarshal([]byte(text), &c); err != nil {
 		return nil, err
 	}
 	if len(c.Content) == 0 {
