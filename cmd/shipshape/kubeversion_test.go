@@ -8,8 +8,8 @@ import (
 
 // kubeVersionTree is a repository with a chart that needs Kubernetes
 // v1.35 (Chart.yaml kubeVersion) and whose DaemonSet has spec.replicas
-// (daemonset-replicas) on clusters from v1.30 on, and an Argo CD
-// Application that releases it.
+// (daemonset-replicas) on clusters from v1.30 on, an Argo CD Application
+// and a Flux HelmRelease that release it.
 func kubeVersionTree(t *testing.T, config string) string {
 	t.Helper()
 	repo := t.TempDir()
@@ -47,6 +47,19 @@ spec:
     namespace: agents
     server: https://kubernetes.default.svc
 `)
+	writeFile(t, filepath.Join(repo, "apps", "release.yaml"), `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: agent
+  namespace: agents
+spec:
+  chart:
+    spec:
+      chart: ./charts/new
+      sourceRef:
+        kind: GitRepository
+        name: flux-system
+`)
 	if config != "" {
 		writeFile(t, filepath.Join(repo, ".shipshape.yaml"), "apiVersion: shipshape.dev/v1alpha1\nkind: ShipshapeConfig\nspec:\n"+config)
 	}
@@ -58,20 +71,23 @@ spec:
 // requires v1.35 is a render-error for the release and the chart with the
 // default, and renders (its DaemonSet judged) with v1.35.0.
 func TestKubernetesVersionSetting(t *testing.T) {
+	// The HelmRelease's at its chart line; the Application's (which names
+	// a path, no chart) and the chart's at the Chart.yaml.
 	refused := func(out, version string) bool {
-		return strings.Count(out, "render-error") == 2 && strings.Contains(out, `release "new", namespace "agents"`) &&
-			strings.Contains(out, "incompatible with Kubernetes "+version)
+		return strings.Count(out, "render-error") == 3 && strings.Contains(out, `release "new", namespace "agents"`) &&
+			strings.Contains(out, "apps/release.yaml:9:14: error render-error") && strings.Contains(out, `release "agent", namespace "agents"`) &&
+			strings.Count(out, "incompatible with Kubernetes "+version) == 3
 	}
 	repo := kubeVersionTree(t, "")
 	out := runIn(t, repo, exitFindings, "lint", "-v", repo)
 	if !refused(out, "v1.34.0") || strings.Contains(out, "daemonset-replicas") {
-		t.Errorf("default: want the release and the chart refused at v1.34.0:\n%s", out)
+		t.Errorf("default: want the releases and the chart refused at v1.34.0:\n%s", out)
 	}
 
 	repo = kubeVersionTree(t, "  kubernetesVersion: v1.35.0\n")
 	out = runIn(t, repo, exitFindings, "lint", "-v", repo)
-	if strings.Contains(out, "render-error") || strings.Count(out, "charts/new/templates/ds.yaml:7:3: error daemonset-replicas") != 2 {
-		t.Errorf("kubernetesVersion v1.35.0: want both renderings judged (spec.replicas from v1.30 on):\n%s", out)
+	if strings.Contains(out, "render-error") || strings.Count(out, "charts/new/templates/ds.yaml:7:3: error daemonset-replicas") != 3 {
+		t.Errorf("kubernetesVersion v1.35.0: want the three renderings judged (spec.replicas from v1.30 on):\n%s", out)
 	}
 	out = runIn(t, repo, exitFindings, "lint", "-v", "--kubernetes-version", "v1.29.0", repo)
 	if !refused(out, "v1.29.0") {

@@ -62,10 +62,8 @@ type Engine struct {
 	// (remotecharts.go); nil: nothing is fetched (the default, and always
 	// in the KRM function).
 	Fetcher *chartfetch.Fetcher
-	// KubernetesVersion is the cluster version every chart is rendered
-	// for (local charts, releases, fetched charts, and kustomize helmCharts
-	// entries that name none); New sets the config's, "" for helmrender's
-	// default.
+	// KubernetesVersion is the cluster version every chart is rendered for
+	// (helmCharts entries name their own); New sets the config's.
 	KubernetesVersion string
 	// Stdin is read for the path "-".
 	Stdin io.Reader
