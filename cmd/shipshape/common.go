@@ -14,6 +14,7 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/chartfetch"
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/engine"
+	"github.com/shipshape-dev/shipshape/internal/helmrender"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/render"
 	"github.com/shipshape-dev/shipshape/internal/scope"
@@ -35,6 +36,7 @@ type commonFlags struct {
 	noCache     bool
 	fetchCharts bool
 	chartCache  string
+	kubeVersion string
 }
 
 func (c *commonFlags) register(fs *pflag.FlagSet) {
@@ -50,6 +52,7 @@ func (c *commonFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.noCache, "no-cache", false, "render every kustomize root, neither reading nor writing the cache")
 	fs.BoolVar(&c.fetchCharts, "fetch-charts", false, "fetch the chart versions HelmReleases and Applications name from their chart repositories (HTTP index or OCI) into the chart cache, and render them (helm.fetch in the config); the only option that reaches the network")
 	fs.StringVar(&c.chartCache, "chart-cache", "", "directory fetched charts are kept in (default: charts in the --cache-dir or $SHIPSHAPE_CACHE directory, else the user's cache directory's shipshape/charts; also with --no-cache)")
+	fs.StringVar(&c.kubeVersion, "kubernetes-version", "", "the cluster version charts are rendered for (.Capabilities.KubeVersion, a chart's kubeVersion), e.g. v1.35.0 (default "+helmrender.DefaultKubernetesVersion+"; kubernetesVersion in the config)")
 	fs.StringVar(&c.renderMem, "render-memory", "", "memory one kustomize root may be estimated to need to render (default 4Gi; renderBudget.memory in the config)")
 }
 
@@ -83,6 +86,12 @@ func (c *commonFlags) setup(args []string, stdin io.Reader) (*session, error) {
 	}
 	eng.SetScope(scope.Of(args))
 	eng.MaxFileSize = c.maxFileSize
+	if c.kubeVersion != "" {
+		if err := config.CheckKubernetesVersion(c.kubeVersion); err != nil {
+			return nil, fmt.Errorf("--kubernetes-version: %v", err)
+		}
+		eng.KubernetesVersion = c.kubeVersion
+	}
 	eng.ChartsDir = cfg.ChartsDir()
 	if c.charts != "" {
 		eng.ChartsDir = c.charts

@@ -78,6 +78,10 @@ func TestFetchArgoAndHelmChart(t *testing.T) {
 		"web-app.yaml":   app("web", s.index.URL, "web", "1.2.0", "    helm:\n      valuesObject:\n        nodeAgent:\n          replicas: 4\n"),
 		"cache-app.yaml": app("cache", s.registry.Host+"/charts", "cache", "2.0.0", ""),
 		"files-app.yaml": app("files", s.index.URL, "web", "1.2.0", "    helm:\n      valueFiles:\n        - values-prod.yaml\n"),
+		"ignored-app.yaml": app("ignored", s.index.URL, "web", "1.2.0",
+			"    helm:\n      ignoreMissingValueFiles: true\n      valueFiles:\n        - values-none.yaml\n        - ./values-prod.yaml\n"),
+		"missing-app.yaml": app("missing", s.index.URL, "web", "1.2.0", "    helm:\n      valueFiles:\n        - values-none.yaml\n"),
+		"outside-app.yaml": app("outside", s.index.URL, "web", "1.2.0", "    helm:\n      valueFiles:\n        - ../web/values-prod.yaml\n"),
 		"helmchart.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmRepository\nmetadata:\n  name: charts\n  namespace: apps\nspec:\n  url: " + s.index.URL + "\n---\n" +
 			"apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmChart\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  chart: web\n  version: 1.x\n  sourceRef:\n    kind: HelmRepository\n    name: charts\n---\n" +
 			"apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  chartRef:\n    kind: HelmChart\n    name: web\n  values:\n    nodeAgent:\n      replicas: 5\n",
@@ -87,13 +91,23 @@ func TestFetchArgoAndHelmChart(t *testing.T) {
 		"web-app.yaml:18:21: error daemonset-replicas: DaemonSet/web-node (namespace web)",
 		"cache-app.yaml:13:12: error daemonset-deployment-field: DaemonSet/cache (namespace cache)",
 		"helmchart.yaml:32:17: error daemonset-replicas: DaemonSet/web-node (namespace apps)",
-		"files-app.yaml:13:12: info not-rendered",
-		"--fetch-charts: helm.valueFiles of a chart from a chart repository are inside its archive",
-		"1 application not rendered: 1 Helm release",
+		// helm.valueFiles are read from the fetched archive, as Argo CD
+		// reads them from the chart it extracted; the value is rendered,
+		// and the finding is at the chart the Application names
+		`files-app.yaml:13:12: error daemonset-replicas: DaemonSet/files-node (namespace files)`,
+		`ignored-app.yaml:13:12: error daemonset-replicas: DaemonSet/ignored-node (namespace ignored)`,
+		// a file the chart does not have, or one outside it, is not read
+		"missing-app.yaml:13:12: info not-rendered",
+		"outside-app.yaml:13:12: info not-rendered",
+		"--fetch-charts: the chart was fetched, but not all its values are read here",
+		"2 applications not rendered: 2 Helm releases",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "missing-app.yaml:13:12: error") || strings.Contains(out, "outside-app.yaml:13:12: error") {
+		t.Errorf("a release whose values were not all read was judged:\n%s", out)
 	}
 }
 

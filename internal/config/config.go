@@ -48,6 +48,10 @@ type Config struct {
 	RenderBudget RenderBudget `yaml:"renderBudget"`
 	// Helm says where chart archives the user already has are.
 	Helm HelmConfig `yaml:"helm"`
+	// KubernetesVersion is the cluster version charts are rendered for
+	// (.Capabilities.KubeVersion, a chart's kubeVersion constraint); ""
+	// leaves helmrender's default.
+	KubernetesVersion KubernetesVersion `yaml:"kubernetesVersion"`
 
 	// Dir is the directory exclude globs are relative to.
 	Dir string `yaml:"-"`
@@ -274,6 +278,11 @@ func FromFlatKeys(data map[string]string, source string) (*Config, error) {
 			c.LoadRestrictor = v
 		case k == "helm.charts":
 			c.Helm.Charts = v
+		case k == "kubernetesVersion":
+			if err := CheckKubernetesVersion(v); err != nil {
+				return nil, &Error{source, fmt.Sprintf("data.%s: %v", k, err)}
+			}
+			c.KubernetesVersion = KubernetesVersion(v)
 		case k == "lws.engine":
 			c.LWS.Engine = v
 		case k == "lws.version":
@@ -289,7 +298,7 @@ func FromFlatKeys(data map[string]string, source string) (*Config, error) {
 			}
 			setEnabled(strings.TrimSuffix(k, ".enabled"), on)
 		default:
-			return nil, &Error{source, fmt.Sprintf("data.%s: unknown setting (want mode, failOn, enable, disable, exclude, render, loadRestrictor, lws.engine, lws.version, <rule>.severity or <rule>.enabled)", k)}
+			return nil, &Error{source, fmt.Sprintf("data.%s: unknown setting (want mode, failOn, enable, disable, exclude, render, loadRestrictor, helm.charts, kubernetesVersion, lws.engine, lws.version, <rule>.severity or <rule>.enabled)", k)}
 		}
 	}
 	return c, c.validate()

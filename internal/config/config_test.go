@@ -134,3 +134,23 @@ func TestFind(t *testing.T) {
 		t.Errorf("Load: %+v %v", c, err)
 	}
 }
+
+// kubernetesVersion is read from the file and from a ConfigMap's flat keys;
+// a version Helm cannot parse names where it was written.
+func TestKubernetesVersion(t *testing.T) {
+	c, err := Parse([]byte("apiVersion: shipshape.dev/v1alpha1\nkind: ShipshapeConfig\nspec:\n  kubernetesVersion: 1.30\n"), "cfg.yaml")
+	if err != nil || c.KubernetesVersion != "1.30" {
+		t.Errorf("got %q, %v; want 1.30 as written", c.KubernetesVersion, err)
+	}
+	_, err = Parse([]byte("apiVersion: shipshape.dev/v1alpha1\nkind: ShipshapeConfig\nspec:\n  kubernetesVersion: [1]\n"), "cfg.yaml")
+	if err == nil || !strings.Contains(err.Error(), "cfg.yaml: line 4: spec.kubernetesVersion") {
+		t.Errorf("a list: got %v", err)
+	}
+	c, err = FromFlatKeys(map[string]string{"kubernetesVersion": "v1.35.0"}, "fn-config")
+	if err != nil || c.KubernetesVersion != "v1.35.0" {
+		t.Errorf("flat key: got %q, %v", c.KubernetesVersion, err)
+	}
+	if _, err = FromFlatKeys(map[string]string{"kubernetesVersion": "next"}, "fn-config"); err == nil || !strings.Contains(err.Error(), "fn-config: data.kubernetesVersion: \"next\" is not a Kubernetes version") {
+		t.Errorf("bad flat key: got %v", err)
+	}
+}

@@ -11,11 +11,14 @@ package engine
 // (as --set). Release name: helm.releaseName or the Application's name;
 // namespace: helm.namespace or spec.destination.namespace. A source
 // whose values shipshape cannot read all of (a value file elsewhere, a
-// parameter name --set would parse further) is not rendered.
+// parameter name --set would parse further) is not rendered. A chart from
+// a chart repository (remotecharts.go) has its value files read from its
+// archive, as the repo server reads them from the chart it extracted.
 
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 
@@ -54,7 +57,9 @@ func (e *Engine) argoReleases(t *renderState, doc releaseDoc, run *chartRun) {
 			continue
 		}
 		helm := manifest.Path(src, "helm")
-		values, ok := argoValues(doc.file, dir, helm, e.contains)
+		values, ok := argoValues(doc.file, helm, func(name string) (helmrender.ValuesSource, bool, bool) {
+			return valueFile(dir, name, e.contains)
+		})
 		if !ok {
 			continue
 		}
@@ -87,9 +92,14 @@ func argoReleaseName(app, helm *yaml.Node, name string) (string, string) {
 	return release, namespace
 }
 
+// valueFileReader reads a helm.valueFiles entry of the source's chart
+// (see valueFile, archiveValueFile): found false when it does not exist,
+// ok false when shipshape does not read what it names.
+type valueFileReader func(name string) (src helmrender.ValuesSource, found, ok bool)
+
 // argoValues are an Application source's values sources, lowest first;
 // false when one cannot be read here.
-func argoValues(appFile, chartDir string, helm *yaml.Node, contains func(string) bool) ([]helmrender.ValuesSource, bool) {
+func argoValues(appFile string, helm *yaml.Node, readValueFile valueFileReader) ([]helmrender.ValuesSource, bool) {
 	if helm == nil {
 		return nil, true
 	}
@@ -97,7 +107,7 @@ func argoValues(appFile, chartDir string, helm *yaml.Node, contains func(string)
 	ignoreMissing := manifest.ScalarValue(manifest.Path(helm, "ignoreMissingValueFiles")) == "true"
 	if files := manifest.Path(helm, "valueFiles"); files != nil && files.Kind == yaml.SequenceNode {
 		for _, f := range files.Content {
-			src, found, ok := valueFile(chartDir, f.Value, contains)
+			src, found, ok := readValueFile(f.Value)
 			if !ok || !found && !ignoreMissing {
 				return nil, false
 			}
@@ -154,6 +164,31 @@ func valueFile(chartDir, name string, contains func(string) bool) (src helmrende
 		return helmrender.ValuesSource{File: p, Node: &yaml.Node{Kind: yaml.MappingNode}}, true, true
 	}
 	return helmrender.ValuesSource{File: p, Node: &doc}, true, true
+}
+
+// archiveValueFile reads a value file from inside a chart archive, as Argo
+// CD's repo server reads one from the chart it extracted (the value files
+// of a chart from a chart repository are resolved in the chart's
+// directory, and may not lead out of it). Its values are rendered and
+// known to come from the archive, where no finding can point: findings
+// about them go to the Application (placeChart).
+func archiveValueFile(archive, name string) (src helmrender.ValuesSource, found, ok bool) {
+	if name == "" || strings.Contains(name, "://") || strings.HasPrefix(name, "$") {
+		return src, false, false
+	}
+	data, found, err := helmrender.ReadArchiveFile(archive, name)
+	if err != nil || !found {
+		return src, false, err == nil
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil {
+		return src, false, false
+	}
+	member := path.Clean(name)
+	if len(doc.Content) == 0 {
+		return helmrender.ValuesSource{Archive: archive, File: member, Node: &yaml.Node{Kind: yaml.MappingNode}}, true, true
+	}
+	return helmrender.ValuesSource{Archive: archive, File: member, Node: &doc}, true, true
 }
 
 // plainParameter is a --set name shipshape reads: dotted keys, no list

@@ -120,6 +120,7 @@ func (e *Engine) judgeChangedRoots(t *renderState, files map[string]*FileResult,
 	bg.SetRoots(baseRoots)
 	br := render.NewRenderer(bg)
 	br.LoadRestrictionsNone, br.Budget, br.Cache = t.renderer.LoadRestrictionsNone, t.renderer.Budget, t.renderer.Cache
+	br.KubernetesVersion = t.renderer.KubernetesVersion
 	e.fluxAtBase(bg, br, plan)
 	rendered := map[*render.Kustomization]*render.Result{}
 	for _, res := range br.RenderAll(context.Background(), baseRoots) {

@@ -143,7 +143,8 @@ func (e *Engine) renderChart(app *chartApp) (res *helmrender.Result, err error) 
 	if link := e.linkOutside(app.dir); link != "" {
 		return nil, fmt.Errorf("%s: a link leads out of the directories linted: not rendered", link)
 	}
-	return helmrender.Render(helmrender.Options{ChartDir: app.dir, ReleaseName: app.release, Namespace: app.namespace, Values: app.values, MayLoad: e.mayLoadChart})
+	return helmrender.Render(helmrender.Options{ChartDir: app.dir, ReleaseName: app.release, Namespace: app.namespace, Values: app.values,
+		KubernetesVersion: e.KubernetesVersion, MayLoad: e.mayLoadChart})
 }
 
 // mayBelongToChart: a Chart.yaml, or a file below a templates/ directory.

@@ -62,6 +62,9 @@ type Engine struct {
 	// (remotecharts.go); nil: nothing is fetched (the default, and always
 	// in the KRM function).
 	Fetcher *chartfetch.Fetcher
+	// KubernetesVersion is the cluster version every chart is rendered for
+	// (helmCharts entries name their own); New sets the config's.
+	KubernetesVersion string
 	// Stdin is read for the path "-".
 	Stdin io.Reader
 	// Cache, when set, keeps kustomize roots' renderings between runs
@@ -87,7 +90,7 @@ func New(rs []*analysis.Rule, cfg *config.Config, enable, disable []string) (*En
 		cfg = &config.Config{}
 	}
 	e := &Engine{cfg: cfg, known: WithBuiltin(rs), severity: map[string]analysis.Severity{}, overridden: map[string]bool{}, MaxFileSize: DefaultMaxFileSize, Stdin: os.Stdin,
-		kusts: &manifest.Kustomizations{}, wd: &manifest.WorkDir{}}
+		kusts: &manifest.Kustomizations{}, wd: &manifest.WorkDir{}, KubernetesVersion: string(cfg.KubernetesVersion)}
 	var err error
 	if e.failOn, err = analysis.ParseFailOn(cfg.FailOn); err != nil {
 		return nil, &config.Error{Source: cfg.Source, Msg: "spec.failOn: " + err.Error()}

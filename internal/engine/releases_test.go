@@ -63,7 +63,9 @@ func TestArgoApplicationRendersAsHelmTemplate(t *testing.T) {
 	}
 	chart := filepath.Join(tree, "charts/agent")
 	helmNode := manifest.Path(apps[0].node, "spec", "source", "helm")
-	values, ok := argoValues(apps[0].file, chart, helmNode, func(string) bool { return true })
+	values, ok := argoValues(apps[0].file, helmNode, func(name string) (helmrender.ValuesSource, bool, bool) {
+		return valueFile(chart, name, func(string) bool { return true })
+	})
 	if !ok || len(values) != 3 {
 		t.Fatalf("values: %v %d", ok, len(values))
 	}

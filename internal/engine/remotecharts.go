@@ -22,6 +22,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shipshape-dev/shipshape/internal/chartfetch"
+	"github.com/shipshape-dev/shipshape/internal/helmrender"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 )
 
@@ -287,8 +288,8 @@ func (c *chartRun) noteUnfetched(file string, at *yaml.Node, why string) {
 
 // argoChartRelease adds the release of an Application source whose chart
 // comes from a chart repository, when its archive is here (--charts DIR,
-// or fetched). Its value files would be read from inside the archive,
-// which shipshape does not do: such a source is not rendered.
+// or fetched). Its value files are read from inside the archive, as Argo
+// CD's repo server reads them from the chart it extracted.
 func (e *Engine) argoChartRelease(t *renderState, doc releaseDoc, i int, src *yaml.Node, name string, run *chartRun) {
 	chartNode := manifest.Path(src, "chart")
 	rc, ok := argoChart(src)
@@ -296,12 +297,6 @@ func (e *Engine) argoChartRelease(t *renderState, doc releaseDoc, i int, src *ya
 		return
 	}
 	helm := manifest.Path(src, "helm")
-	if files := manifest.Path(helm, "valueFiles"); files != nil && len(files.Content) > 0 {
-		if e.Fetcher != nil {
-			run.noteUnfetched(doc.file, chartNode, "helm.valueFiles of a chart from a chart repository are inside its archive, which shipshape does not read them from")
-		}
-		return
-	}
 	archive, label, unfetched := e.chartArchiveFor(rc)
 	if archive == "" {
 		if unfetched != "" {
@@ -309,8 +304,13 @@ func (e *Engine) argoChartRelease(t *renderState, doc releaseDoc, i int, src *ya
 		}
 		return
 	}
-	values, ok := argoValues(doc.file, "", helm, e.contains)
+	values, ok := argoValues(doc.file, helm, func(name string) (helmrender.ValuesSource, bool, bool) {
+		return archiveValueFile(archive, name)
+	})
 	if !ok {
+		if e.Fetcher != nil {
+			run.noteUnfetched(doc.file, chartNode, "the chart was fetched, but not all its values are read here (a helm.valueFiles entry missing from the chart or outside it, a URL or another source's $ref; a parameter --set parses further)")
+		}
 		return
 	}
 	release, namespace := argoReleaseName(doc.node, helm, name)

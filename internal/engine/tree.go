@@ -135,6 +135,7 @@ func (e *Engine) newRenderState(named []string, overlay map[string][]byte, g *re
 	t.renderer.LoadRestrictionsNone = e.cfg.LoadRestrictor == "LoadRestrictionsNone"
 	t.renderer.Budget = e.RenderBudget
 	t.renderer.Cache = e.Cache
+	t.renderer.KubernetesVersion = e.KubernetesVersion
 	t.excluded = e.cfg.Excluder()
 	for _, n := range named {
 		if abs, err := filepath.Abs(n); err == nil {

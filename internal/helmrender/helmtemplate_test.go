@@ -71,8 +71,11 @@ func helmDocuments(t *testing.T, out string) []string {
 			}
 			continue
 		}
+		// The split took the line break before "---": helm template
+		// prints each document followed by one, which a block scalar at
+		// the document's end keeps (lws's ConfigMap).
 		var doc yaml.Node
-		if err := yaml.Unmarshal([]byte(body), &doc); err != nil {
+		if err := yaml.Unmarshal([]byte(strings.TrimSuffix(body, "\n")+"\n"), &doc); err != nil {
 			t.Fatalf("helm output %s: %v", source, err)
 		}
 		if len(doc.Content) == 0 {

@@ -324,6 +324,9 @@ var manifestSeparator = lazyregexp.New("(?:^|\\s*\n)---\\s*")
 
 // splitDocuments splits one rendered file as releaseutil.SplitManifests does
 // and parses each document; a document of comments only is no object.
+// SplitManifests trims each document and `helm template` prints it followed
+// by a line break, so that is the text: a block scalar at the document's
+// end (`data: {conf: |...}`) keeps its final newline, as in helm's output.
 func splitDocuments(name string, src Position, text string) ([]Object, error) {
 	var out []Object
 	for _, d := range manifestSeparator.Split(strings.TrimSpace(text), -1) {
@@ -331,6 +334,7 @@ func splitDocuments(name string, src Position, text string) ([]Object, error) {
 		if d == "" {
 			continue
 		}
+		d += "\n"
 		var doc yaml.Node
 		if err := yaml.Unmarshal([]byte(d), &doc); err != nil {
 			return nil, &TemplateError{Pos: src, Message: fmt.Sprintf("YAML parse error on %s (document %d as rendered): %v", name, len(out)+1, err)}

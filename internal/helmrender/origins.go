@@ -39,7 +39,7 @@ func newOriginIndex(l *chartLayout, root *chart.Chart, user []ValuesSource) *ori
 		if src.Unplaced {
 			continue
 		}
-		ix.add(Position{File: src.File}, src.Node, nil)
+		ix.add(Position{Archive: src.Archive, File: src.File}, src.Node, nil)
 	}
 	return ix
 }

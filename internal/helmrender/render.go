@@ -27,6 +27,10 @@ type ValuesSource struct {
 	// (kustomize's merge of valuesInline into a values file): they are
 	// rendered, but no value is claimed to come from a line of File.
 	Unplaced bool
+	// Archive is set for a values file inside a chart archive (an Argo CD
+	// valueFiles entry of a chart from a chart repository): File is then
+	// its member's path, as in a Position.
+	Archive string
 }
 
 // Options says what to render and how, as `helm template` flags do.
@@ -246,7 +250,7 @@ func readUserValues(sources []ValuesSource) (Values, error) {
 	for _, src := range sources {
 		vals, err := readValuesNode(src.Node)
 		if err != nil {
-			return nil, fmt.Errorf("%s: values: %w", src.File, err)
+			return nil, fmt.Errorf("%s: values: %w", Position{Archive: src.Archive, File: src.File}, err)
 		}
 		merged = mergeMaps(merged, vals)
 	}

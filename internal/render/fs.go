@@ -40,8 +40,9 @@ type readOnlyFS struct {
 	costs             sync.Map     // cleaned path -> *cachedCost (budget.go)
 	scope             *scope.Scope // nothing outside it is read (scopefs.go)
 	src               source       // the disk, or a revision (Graph.AtRevision)
-	// virtual holds the in-memory files (helmfs.go): path -> true.
-	virtual sync.Map
+	// virtual holds the in-memory files (helmfs.go), virtualDirs their
+	// directories: path -> true.
+	virtual, virtualDirs sync.Map
 }
 
 type cachedAbs struct {

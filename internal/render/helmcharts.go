@@ -54,14 +54,22 @@ type HelmChart struct {
 // seconds>), which no two runs share; a fixed time stands in for it.
 func GeneratedName(chart string) string { return chart + "-1700000000" }
 
-// helmChartsFile is the in-memory file that holds the rendered objects of
-// k's helmCharts for a chart namespace passed down by a parent (ns).
-func helmChartsFile(k *Kustomization, ns string) string {
+// helmChartsDir is the in-memory component directory whose one resource
+// holds the rendered objects of k's helmCharts, for a chart namespace
+// passed down by a parent (ns); helmChartsFile is that resource.
+func helmChartsDir(k *Kustomization, ns string) string {
 	if ns == "" {
-		return filepath.Join(k.Dir, ".shipshape-helmcharts.yaml")
+		return filepath.Join(k.Dir, ".shipshape-helmcharts")
 	}
-	return filepath.Join(k.Dir, ".shipshape-helmcharts."+ns+".yaml")
+	return filepath.Join(k.Dir, ".shipshape-helmcharts."+ns)
 }
+
+func helmChartsFile(k *Kustomization, ns string) string {
+	return filepath.Join(helmChartsDir(k, ns), "rendered.yaml")
+}
+
+// helmComponent is the kustomization of a helmChartsDir.
+const helmComponent = "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources:\n- rendered.yaml\n"
 
 // HelmOutput is what one kustomization's helmCharts rendered to, as the
 // in-memory file kustomize read: Docs[i] says which chart and object the
@@ -406,6 +414,8 @@ func (r *Renderer) renderHelmChartsOnce(k *Kustomization, file, inherited string
 	}
 	out.text = []byte(text.String())
 	r.fs.addVirtual(file, out.text)
+	r.fs.addVirtual(filepath.Join(filepath.Dir(file), "kustomization.yaml"), []byte(helmComponent))
+	r.fs.addVirtualDir(filepath.Dir(file))
 	r.helmOut.Store(file, out)
 	return out, nil
 }
@@ -419,15 +429,14 @@ func helmNamespace(ns string) string {
 	return ns
 }
 
-// helmGenerated is the rendered document text as kustomize's generator
-// hands it on: read as kustomize reads helm's output, where every document
-// ends with a line break (a block scalar at its end keeps its last
-// newline), and annotated config.kubernetes.io/helm-generated, which
-// kustomize's namespace transformer leaves alone and its output drops.
-// nil for an empty document.
+// helmGenerated is the rendered document text (helm template's, each
+// document ending with a line break) as kustomize's generator hands it on:
+// annotated config.kubernetes.io/helm-generated, which kustomize's
+// namespace transformer leaves alone and its output drops. nil for an
+// empty document.
 func helmGenerated(text string) ([]byte, error) {
 	var c yaml.Node
-	if err := yaml.Unmarshal([]byte(text+"\n"), &c); err != nil {
+	if err := yaml.Unmarshal([]byte(text), &c); err != nil {
 		return nil, err
 	}
 	if len(c.Content) == 0 {

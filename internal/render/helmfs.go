@@ -10,9 +10,15 @@ import (
 )
 
 // How a root's helmCharts reach krusty (see helmcharts.go): the rendered
-// objects in an in-memory file of the Renderer's file system, and, for this
-// build only, each kustomization with helmCharts read without its helm
-// fields and with that file as its last resource.
+// objects in an in-memory file of the Renderer's file system, the one
+// resource of an in-memory component directory, and, for this build only,
+// each kustomization with helmCharts read without its helm fields and with
+// that directory as its first component. Why a component: kustomize's
+// HelmChartInflationGenerator runs after the configMapGenerator and
+// secretGenerator, before the components (KustTarget.accumulateTarget:
+// resources, generators, components, transformers), and a first component
+// is accumulated just there; a resource would come before the generators'
+// objects (visible with sortOptions fifo).
 
 // addVirtual makes path a file of f holding data, though the disk has
 // none: kustomize's loader resolves it (CleanedAbs), finds it (Exists) and
@@ -27,6 +33,16 @@ func (f *readOnlyFS) addVirtual(path string, data []byte) {
 
 func (f *readOnlyFS) isVirtual(path string) bool {
 	_, ok := f.virtual.Load(filepath.Clean(path))
+	return ok
+}
+
+// addVirtualDir makes path a directory of f (helmChartsDir), though the
+// disk has none: kustomize's loader confirms a component's directory
+// (IsDir, CleanedAbs) before it reads the kustomization in it.
+func (f *readOnlyFS) addVirtualDir(path string) { f.virtualDirs.Store(filepath.Clean(path), true) }
+
+func (f *readOnlyFS) isVirtualDir(path string) bool {
+	_, ok := f.virtualDirs.Load(filepath.Clean(path))
 	return ok
 }
 
@@ -110,12 +126,15 @@ func (f helmFS) ReadFile(path string) ([]byte, error) {
 		return data, err
 	}
 	if out, ok := f.build.rewrite[filepath.Clean(path)]; ok {
-		return withHelmOutput(data, filepath.Base(out))
+		return withHelmOutput(data, filepath.Base(filepath.Dir(out)))
 	}
 	return data, err
 }
 
 func (f helmFS) CleanedAbs(path string) (filesys.ConfirmedDir, string, error) {
+	if f.disk.isVirtualDir(path) {
+		return filesys.ConfirmedDir(filepath.Clean(path)), "", nil
+	}
 	if f.disk.isVirtual(path) {
 		return filesys.ConfirmedDir(filepath.Dir(filepath.Clean(path))), filepath.Base(path), nil
 	}
@@ -123,43 +142,44 @@ func (f helmFS) CleanedAbs(path string) (filesys.ConfirmedDir, string, error) {
 }
 
 func (f helmFS) Exists(path string) bool {
-	return f.disk.isVirtual(path) || f.FileSystem.Exists(path)
+	return f.disk.isVirtual(path) || f.disk.isVirtualDir(path) || f.FileSystem.Exists(path)
 }
 
 func (f helmFS) IsDir(path string) bool {
-	return !f.disk.isVirtual(path) && f.FileSystem.IsDir(path)
+	return f.disk.isVirtualDir(path) || !f.disk.isVirtual(path) && f.FileSystem.IsDir(path)
 }
 
 // withHelmOutput is the kustomization src without helmCharts and
-// helmGlobals, and with the file name added to its resources (the last
-// one: kustomize's generators add their objects after the resources).
-func withHelmOutput(src []byte, name string) ([]byte, error) {
+// helmGlobals, and with the component directory dir (a name relative to
+// the kustomization) as its first component: the rendered objects are
+// accumulated after the resources and generators, before the components.
+func withHelmOutput(src []byte, dir string) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return src, nil // kustomize reports it
 	}
 	m := doc.Content[0]
 	kept := m.Content[:0:0]
-	var resources *yaml.Node
+	var components *yaml.Node
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		switch m.Content[i].Value {
 		case "helmCharts", "helmGlobals":
 			continue
-		case "resources":
-			resources = m.Content[i+1]
+		case "components":
+			components = m.Content[i+1]
 		}
 		kept = append(kept, m.Content[i], m.Content[i+1])
 	}
-	entry := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: name}
+	entry := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: dir}
 	switch {
-	case resources == nil:
-		kept = append(kept, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "resources"},
+	case components == nil:
+		kept = append(kept, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "components"},
 			&yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{entry}})
-	case resources.Kind == yaml.SequenceNode:
-		resources.Content = append(resources.Content, entry)
+	case components.Kind == yaml.SequenceNode:
+		components.Content = append([]*yaml.Node{entry}, components.Content...)
 	default:
-		// `resources: ~` or a mistake kustomize reports: a list of the one.
-		*resources = yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{entry}}
+		// `components: ~` or a mistake kustomize reports: a list of the one.
+		*components = yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{entry}}
 	}
 	m.Content = kept
 	return yaml.Marshal(&doc)

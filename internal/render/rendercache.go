@@ -23,6 +23,10 @@ func (r *Renderer) rootKey(root *Kustomization) cache.Key {
 	h.String(root.File)
 	h.String(boolText(r.restricted(root)))
 	h.String(boolText(usesOpenAPI(r.graph, root)))
+	// The cluster version charts are rendered for: roots that reach
+	// helmCharts are not stored today (build's cacheable), but the day
+	// they are, another kubernetesVersion must miss.
+	h.String(r.KubernetesVersion)
 	return h.Key()
 }
 
