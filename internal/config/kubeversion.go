@@ -4,7 +4,8 @@ import (
 	"fmt"
 
 	"go.yaml.in/yaml/v3"
-	k8sversion "k8s.io/apimachinery/pkg/util/version"
+
+	"github.com/shipshape-dev/shipshape/internal/kubeversion"
 )
 
 // KubernetesVersion is the target cluster version of the config
@@ -28,7 +29,7 @@ func (v *KubernetesVersion) UnmarshalYAML(n *yaml.Node) error {
 // (`helm template --kube-version`: Kubernetes' generic version syntax,
 // "v1.34.0", "1.34", "1.35.1"), which is how internal/helmrender reads it.
 func CheckKubernetesVersion(v string) error {
-	if _, err := k8sversion.ParseGeneric(v); err != nil {
+	if _, err := kubeversion.ParseGeneric(v); err != nil {
 		return fmt.Errorf("%q is not a Kubernetes version (want e.g. v1.34.0): %v", v, err)
 	}
 	return nil

@@ -25,7 +25,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -33,13 +32,14 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/lazyregexp"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 )
 
 // argoManifestName is the repo server's manifestFile: the files a
 // directory source reads (reposerver/repository/repository.go,
 // `var manifestFile = regexp.MustCompile(...)`). Case matters there.
-var argoManifestName = regexp.MustCompile(`^.*\.(yaml|yml|json|jsonnet)$`)
+var argoManifestName = lazyregexp.New(`^.*\.(yaml|yml|json|jsonnet)$`)
 
 // argoSkipMarker is the repo server's skipFileRenderingMarker: a file
 // holding it is not applied.

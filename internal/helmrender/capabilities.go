@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/shipshape-dev/shipshape/internal/kubeversion"
 )
 
 // What templates see as .Capabilities. Helm's own type (chartutil) builds its
@@ -124,7 +125,7 @@ var builtinAPIVersions = []string{
 // parseKubeVersion reads "v1.34.0", "1.34" or "1.34.1" as Helm's
 // ParseKubeVersion does (Kubernetes' generic version syntax).
 func parseKubeVersion(v string) (KubeVersion, error) {
-	numbers, err := parseGenericVersion(v)
+	numbers, err := kubeversion.ParseGeneric(v)
 	if err != nil {
 		return KubeVersion{}, err
 	}

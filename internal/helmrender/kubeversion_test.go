@@ -4,10 +4,11 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/shipshape-dev/shipshape/internal/kubeversion"
 	k8sversion "k8s.io/apimachinery/pkg/util/version"
 )
 
-// TestParseGenericVersion holds parseGenericVersion, and so the target
+// TestParseGenericVersion holds kubeversion.ParseGeneric, and so the target
 // version templates see, to k8s.io/apimachinery's ParseGeneric (what
 // Helm's ParseKubeVersion calls): the same versions read, the same
 // refused with the same message.
@@ -17,10 +18,10 @@ func TestParseGenericVersion(t *testing.T) {
 		"01.2", "0.2", "1", "v", "", "vv1.2", "1.2\n", "1.2.3\nx", "v1.2 trailing words", "18446744073709551616.1",
 		"1.18446744073709551616", ".1.2", "1.2.3.4.5", "V1.2", "1.2\xff", "\u00a01.2",
 	} {
-		got, err := parseGenericVersion(in)
+		got, err := kubeversion.ParseGeneric(in)
 		want, wantErr := k8sversion.ParseGeneric(in)
 		if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
-			t.Errorf("parseGenericVersion(%q): error %v, ParseGeneric's %v", in, err, wantErr)
+			t.Errorf("kubeversion.ParseGeneric(%q): error %v, ParseGeneric's %v", in, err, wantErr)
 			continue
 		}
 		if err != nil {
@@ -32,7 +33,7 @@ func TestParseGenericVersion(t *testing.T) {
 		}
 		if kv.Version != "v"+want.String() || got[0] != want.Major() || got[1] != want.Minor() ||
 			kv.Major != strconv.FormatUint(uint64(want.Major()), 10) || kv.Minor != strconv.FormatUint(uint64(want.Minor()), 10) {
-			t.Errorf("parseGenericVersion(%q) = %v (%+v), ParseGeneric's %s", in, got, kv, want)
+			t.Errorf("kubeversion.ParseGeneric(%q) = %v (%+v), ParseGeneric's %s", in, got, kv, want)
 		}
 	}
 }

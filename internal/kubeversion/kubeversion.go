@@ -1,4 +1,7 @@
-package helmrender
+// Package kubeversion reads a Kubernetes version as Helm does, without
+// linking apimachinery's util/version (two regular expressions compiled
+// at init, in every run).
+package kubeversion
 
 import (
 	"fmt"
@@ -6,15 +9,15 @@ import (
 	"strings"
 )
 
-// parseGenericVersion reads a version as k8s.io/apimachinery's
+// ParseGeneric reads a version as k8s.io/apimachinery's
 // util/version.ParseGeneric does (the parser Helm's ParseKubeVersion
 // calls): blanks, an optional "v", at least two dot-separated numbers, the
 // first without a leading zero, then anything but a newline, which is
 // ignored. It returns the numbers. It is a loop of its own because that
 // package compiles its regular expressions at init, in every run of
-// shipshape, chart or none; TestParseGenericVersion holds it to
+// shipshape, chart or none; internal/helmrender's TestParseGenericVersion holds it to
 // ParseGeneric, error messages included.
-func parseGenericVersion(str string) ([]uint, error) {
+func ParseGeneric(str string) ([]uint, error) {
 	rest := strings.TrimLeft(str, "\t\n\f\r ")
 	rest = strings.TrimPrefix(rest, "v")
 	end := 0
