@@ -43,7 +43,7 @@ type Requirement struct {
 	// "matchExpressions[0]"; for FromMap just the key.
 	Path string
 
-	equality bool // from matchLabels or a map: prints as key=value
+	Equality bool // from matchLabels or a map: prints as key=value
 }
 
 // Selector is a parsed label selector. A nil *Selector is a nil selector
@@ -110,7 +110,7 @@ func FromLabelSelector(n *yaml.Node) (*Selector, []Problem) {
 }
 
 // FromMap parses a plain map selector (Service and ReplicationController
-// spec.selector): equality only. `{}` is Empty, as labels.SelectorFromSet
+// spec.selector): Equality only. `{}` is Empty, as labels.SelectorFromSet
 // makes it; callers judging Services should know that the field is
 // omitempty, so after a round trip through the API server `selector: {}`
 // is no selector at all and the Service selects no pods.
@@ -141,7 +141,7 @@ func (p *parser) equalities(s *Selector, n *yaml.Node, path string) int {
 		}
 		s.Requirements = append(s.Requirements, Requirement{
 			Key: e.key, Op: In, Values: []string{value},
-			Node: e.value, Path: at, equality: true,
+			Node: e.value, Path: at, Equality: true,
 		})
 	}
 	if !ok {
@@ -301,7 +301,7 @@ func (r *Requirement) matches(labels map[string]string) bool {
 // as apimachinery prints them.
 func (r Requirement) String() string {
 	switch {
-	case r.equality && r.Op == In && len(r.Values) == 1:
+	case r.Equality && r.Op == In && len(r.Values) == 1:
 		return r.Key + "=" + r.Values[0]
 	case r.Op == Exists:
 		return r.Key

@@ -232,7 +232,7 @@ func checkStrings(t *testing.T, doc string, s *Selector) {
 	ops := map[Op]selection.Operator{In: selection.In, NotIn: selection.NotIn, Exists: selection.Exists, DoesNotExist: selection.DoesNotExist}
 	for _, r := range s.Requirements {
 		op := ops[r.Op]
-		if r.equality {
+		if r.Equality {
 			op = selection.Equals
 		}
 		want, err := labels.NewRequirement(r.Key, op, r.Values)
