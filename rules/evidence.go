@@ -130,7 +130,7 @@ func (t *pods) carriesValue(v string) bool {
 		return false
 	}
 	for _, have := range t.Fixed {
-		if have == v {
+		if have.Value == v {
 			return true
 		}
 	}
@@ -145,7 +145,7 @@ func (t *pods) renamedAny(sel map[string]string) bool {
 			continue
 		}
 		for _, have := range t.Fixed {
-			if have == v {
+			if have.Value == v {
 				return true
 			}
 		}

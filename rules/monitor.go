@@ -36,10 +36,7 @@ func summarizeMonitor(p *analysis.Pass) (monitorSummary, bool) {
 	s := monitorSummary{servicePodsSummary: servicePodsSummary{NS: obj.EffectiveNamespace()}}
 	switch {
 	case isService(obj):
-		labels := selector.Labels(manifest.Path(obj.Node, "metadata", "labels"))
-		if labels == nil {
-			labels = map[string]string{}
-		}
+		labels := selector.SetOf(selector.Labels(manifest.Path(obj.Node, "metadata", "labels")))
 		s.Service = &pods{Owner: "Service/" + obj.Name, NS: s.NS, Fixed: labels, Varying: noLabels}
 		return s, true
 	case (obj.Kind == "ServiceMonitor" || obj.Kind == "PodMonitor") && obj.Group() == "monitoring.coreos.com":

@@ -28,7 +28,8 @@ func (ix *podIndex) add(p *pods, app analysis.AppID) {
 	ix.all = append(ix.all, p)
 	ix.app[p] = app
 	ix.owners[appOwner{app, p.Owner}] = true
-	for k, v := range p.Fixed {
+	for _, l := range p.Fixed {
+		k, v := l.Key, l.Value
 		if placeholder(v) {
 			ix.byKey[k] = append(ix.byKey[k], p) // any value, see has
 		} else {
@@ -130,14 +131,14 @@ func (p *pods) slipsOnly(sel map[string]string) bool {
 // or v under a key one slip from k; words shorter than four letters are
 // too short to tell a slip from another word.
 func (p *pods) nearly(k, v string) bool {
-	if have, ok := p.Fixed[k]; ok && len(v) >= 4 && oneSlip(have, v) {
+	if have, ok := p.Fixed.Get(k); ok && len(v) >= 4 && oneSlip(have, v) {
 		return true
 	}
 	if len(k) < 4 {
 		return false
 	}
-	for have, hv := range p.Fixed {
-		if hv == v && oneSlip(have, k) {
+	for _, l := range p.Fixed {
+		if l.Value == v && oneSlip(l.Key, k) {
 			return true
 		}
 	}

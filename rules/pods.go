@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/intern"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/schema"
 	"github.com/shipshape-dev/shipshape/internal/selector"
@@ -25,7 +26,7 @@ type pods struct {
 	// per pod that no manifest knows (hashes, uids, indexes): a selector on
 	// any value of them may match; oneOf ones take one of a known set
 	// (StatefulSet pod names).
-	Fixed   map[string]string
+	Fixed   selector.Set
 	Varying map[string]bool
 	OneOf   map[string][]string
 	// own is the controller's metadata.labels that its pods do not get
@@ -41,7 +42,7 @@ func (p *pods) ownHas(k, v string) bool {
 
 // has reports whether some pod carries k=v.
 func (p *pods) has(k, v string) bool {
-	if have, ok := p.Fixed[k]; ok {
+	if have, ok := p.Fixed.Get(k); ok {
 		// A placeholder is filled in before the apply (Flux postBuild,
 		// envsubst): it may be v.
 		return have == v || placeholder(have)
@@ -120,22 +121,24 @@ func podsOf(p *analysis.Pass) []*pods {
 // PodTemplate objects make no pods.
 func makesPods(obj *manifest.Object) []*pods {
 	g := obj.Group()
-	mk := func(tmpl *yaml.Node, varying map[string]bool) *pods {
-		p := &pods{Owner: obj.Kind + "/" + obj.Name, NS: obj.EffectiveNamespace(), Varying: varying}
-		p.Fixed = selector.Labels(manifest.Path(tmpl, "metadata", "labels"))
-		if p.Fixed == nil || len(obj.SelectorLabels) > 0 {
-			fixed := make(map[string]string, len(p.Fixed)+len(obj.SelectorLabels))
-			for k, v := range p.Fixed {
-				fixed[k] = v
-			}
-			for k, v := range obj.SelectorLabels {
-				fixed[k] = v
-			}
-			p.Fixed = fixed
+	// mk is the pods of template tmpl, with the labels of every pod
+	// (varying) and those its controller adds (added: the Job's name).
+	mk := func(tmpl *yaml.Node, varying map[string]bool, added ...selector.Label) *pods {
+		p := &pods{Owner: obj.Kind + "/" + obj.Name, NS: intern.String(obj.EffectiveNamespace()), Varying: varying}
+		fixed := selector.Labels(manifest.Path(tmpl, "metadata", "labels"))
+		if fixed == nil {
+			fixed = map[string]string{}
 		}
+		for k, v := range obj.SelectorLabels {
+			fixed[k] = v
+		}
+		for _, l := range added {
+			fixed[l.Key] = l.Value
+		}
+		p.Fixed = selector.SetOf(fixed)
 		var own []string
 		for k, v := range selector.Labels(manifest.Path(obj.Node, "metadata", "labels")) {
-			if have, ok := p.Fixed[k]; !ok || have != v {
+			if have, ok := fixed[k]; !ok || have != v {
 				own = append(own, k+"="+v)
 			}
 		}
@@ -185,10 +188,7 @@ func makesPods(obj *manifest.Object) []*pods {
 		}
 	case obj.Kind == "Job" && g == "batch":
 		if t := template(); t != nil {
-			p := mk(t, jobLabels)
-			p.Fixed["job-name"] = obj.Name
-			p.Fixed["batch.kubernetes.io/job-name"] = obj.Name
-			add(p)
+			add(mk(t, jobLabels, selector.Label{Key: "job-name", Value: obj.Name}, selector.Label{Key: "batch.kubernetes.io/job-name", Value: obj.Name}))
 		}
 	case obj.Kind == "CronJob" && g == "batch":
 		if t := manifest.Path(obj.Node, "spec", "jobTemplate", "spec", "template"); t != nil && t.Kind == yaml.MappingNode {
@@ -196,12 +196,13 @@ func makesPods(obj *manifest.Object) []*pods {
 		}
 	case isLWS(obj):
 		for _, lp := range lwsPodLabels(obj) {
-			p := &pods{Owner: obj.Kind + "/" + obj.Name, NS: obj.EffectiveNamespace(), Fixed: lp.Labels, Varying: lwsLeaderLabels}
+			p := &pods{Owner: obj.Kind + "/" + obj.Name, NS: intern.String(obj.EffectiveNamespace()), Varying: lwsLeaderLabels}
 			if !lp.Leader {
 				// Workers have indexes 1 and up; the leader's is fixed at 0.
-				delete(p.Fixed, lwsWorkerIndexLabel)
+				delete(lp.Labels, lwsWorkerIndexLabel)
 				p.Varying = lwsWorkerLabels
 			}
+			p.Fixed = selector.SetOf(lp.Labels)
 			add(p)
 		}
 	case obj.Kind == "Rollout" && g == "argoproj.io":
@@ -210,9 +211,7 @@ func makesPods(obj *manifest.Object) []*pods {
 		}
 	case isDeploymentConfig(obj):
 		if t := template(); t != nil {
-			p := mk(t, dcLabels)
-			p.Fixed["deploymentconfig"] = obj.Name
-			add(p)
+			add(mk(t, dcLabels, selector.Label{Key: "deploymentconfig", Value: obj.Name}))
 		}
 	}
 	return out

@@ -152,7 +152,10 @@ func (ev *selectionEvidence) wrongNamespace(app analysis.AppID, ns string, sel *
 	if first == nil {
 		return analysis.Finding{}, false
 	}
-	f := sel.NsAt
+	f := sel.At
+	if sel.NsAt != nil {
+		f = *sel.NsAt
+	}
 	f.Message = fmt.Sprintf("%s %q in namespace %s selects %s, which no %s in namespace %s carries; %s of its application carries it in namespace %s, and a %s selects in its own namespace only, so it %s; move it to namespace %s, or %s to %s",
 		kind.Name, sel.Name, ns, labelList(sel.Selector), kind.carrier(), ns, first.Owner, strings.Join(where, ", "), kind.Name, kind.Consequence, where[0], first.Owner, ns)
 	return f, true
@@ -186,10 +189,13 @@ var (
 )
 
 // namespaceFinding returns where to report that obj is in the wrong
-// namespace: its metadata.namespace, else (set by a kustomization) at.
-func namespaceFinding(p *analysis.Pass, at analysis.Finding) analysis.Finding {
+// namespace: its metadata.namespace, else nil for the selector's place
+// (a namespace set by a kustomization). Nil, not a copy of that place: a
+// summary keeps it for every Service until the run's end.
+func namespaceFinding(p *analysis.Pass) *analysis.Finding {
 	if n := manifest.Path(p.Object.Node, "metadata", "namespace"); n != nil {
-		return p.Finding(n, "metadata.namespace", nil, "")
+		f := p.Finding(n, "metadata.namespace", nil, "")
+		return &f
 	}
-	return at
+	return nil
 }

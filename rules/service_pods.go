@@ -48,7 +48,7 @@ type selectingService struct {
 	// explicitNS: the namespace is written (or set by a kustomization),
 	// not left to the apply's default.
 	ExplicitNS bool
-	NsAt       analysis.Finding // at metadata.namespace, else the selector
+	NsAt       *analysis.Finding // at metadata.namespace; nil: at the selector (At)
 }
 
 func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
@@ -77,7 +77,7 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 			return s, false
 		}
 		svc.At = p.Finding(sel.Content[0], "", nil, "")
-		svc.NsAt = namespaceFinding(p, svc.At)
+		svc.NsAt = namespaceFinding(p)
 		for k, v := range obj.SelectorLabels {
 			svc.Selector[k] = v
 		}
@@ -236,15 +236,15 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 	carries := slices.Clone(has)
 	for _, l := range lacks {
 		k, _, _ := strings.Cut(l, "=")
-		if w, ok := closest.Fixed[k]; ok {
+		if w, ok := closest.Fixed.Get(k); ok {
 			carries = append(carries, k+"="+w)
 			continue
 		}
 		// The value under another key: the label was renamed.
 		_, v, _ := strings.Cut(l, "=")
-		for _, kk := range sortedKeys(closest.Fixed) {
-			if closest.Fixed[kk] == v {
-				carries = append(carries, kk+"="+v)
+		for _, l := range closest.Fixed { // sorted by key
+			if l.Value == v {
+				carries = append(carries, l.Key+"="+v)
 				break
 			}
 		}

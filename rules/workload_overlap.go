@@ -120,7 +120,7 @@ func finishOverlap(p *analysis.CrossPass, summaries []overlapSummary) {
 	var valid []overlapSummary
 	for _, s := range summaries {
 		for _, pp := range s.Pods {
-			if ok, _ := s.Selector.Matches(pp.Fixed); ok {
+			if ok, _ := s.Selector.MatchesSet(pp.Fixed); ok {
 				valid = append(valid, s)
 				break
 			}
@@ -137,7 +137,7 @@ func finishOverlap(p *analysis.CrossPass, summaries []overlapSummary) {
 				continue // the same object, or one made by the other: its pods are the owner's
 			}
 			for _, pb := range b.Pods {
-				if ok, _ := a.Selector.Matches(pb.Fixed); ok {
+				if ok, _ := a.Selector.MatchesSet(pb.Fixed); ok {
 					others, labels = append(others, b.ID), append(labels, why(a.Selector, pb.Fixed))
 					told[b.ID] = true
 					break
@@ -223,7 +223,7 @@ func allSame(ss []string) bool {
 
 // why says what of labels m each requirement of sel looks at: "app=rng,
 // no legacy".
-func why(sel *selector.Selector, m map[string]string) string {
+func why(sel *selector.Selector, m selector.Set) string {
 	var parts []string
 	seen := map[string]bool{}
 	for _, r := range sel.Requirements {
@@ -231,7 +231,7 @@ func why(sel *selector.Selector, m map[string]string) string {
 			continue
 		}
 		seen[r.Key] = true
-		if v, ok := m[r.Key]; ok {
+		if v, ok := m.Get(r.Key); ok {
 			parts = append(parts, r.Key+"="+v)
 		} else {
 			parts = append(parts, "no "+r.Key)

@@ -283,6 +283,12 @@ func (s *Selector) Matches(labels map[string]string) (ok bool, failed *Requireme
 
 func (r *Requirement) matches(labels map[string]string) bool {
 	v, has := labels[r.Key]
+	return r.matchesValue(v, has)
+}
+
+// matchesValue reports whether r matches labels that have value v under
+// its key (has), or lack the key.
+func (r *Requirement) matchesValue(v string, has bool) bool {
 	switch r.Op {
 	case In:
 		return has && slices.Contains(r.Values, v)
