@@ -79,6 +79,15 @@ func TestFixtures(t *testing.T) {
 				if ok != m.Want || got != m.Failed {
 					t.Errorf("Matches(%v) = %v, %q; want %v, %q", ls, ok, got, m.Want, m.Failed)
 				}
+				// The summaries' compact form answers as the map does.
+				ok, failed = s.MatchesSet(SetOf(ls))
+				got = ""
+				if failed != nil {
+					got = failed.String()
+				}
+				if ok != m.Want || got != m.Failed {
+					t.Errorf("MatchesSet(%v) = %v, %q; want %v, %q", ls, ok, got, m.Want, m.Failed)
+				}
 			}
 		})
 	}
