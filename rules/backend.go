@@ -22,50 +22,50 @@ var backendNoService = Register(&analysis.Rule{
 
 // backendSummary is a route's backends or a Service's ports.
 type backendSummary struct {
-	ns       string
-	backends []backendRef
-	svc      *serviceReferent
+	NS       string
+	Backends []backendRef
+	Svc      *serviceReferent
 }
 
 // serviceReferent is what a backend may name of a Service.
 type serviceReferent struct {
-	name         string
-	externalName bool
-	ports        []string // numbers and names, as written
-	unreadable   bool     // a port that is not a plain scalar
+	Name         string
+	ExternalName bool
+	Ports        []string // numbers and names, as written
+	Unreadable   bool     // a port that is not a plain scalar
 }
 
 // backendRef is one backend of a route.
 type backendRef struct {
-	ns, name, port string
-	route          string // Ingress/web
-	nameAt, portAt analysis.Finding
-	portAbsent     bool
+	NS, Name, Port string
+	Route          string // Ingress/web
+	NameAt, PortAt analysis.Finding
+	PortAbsent     bool
 }
 
 func summarizeBackends(p *analysis.Pass) (backendSummary, bool) {
 	obj := p.Object
-	s := backendSummary{ns: obj.EffectiveNamespace()}
+	s := backendSummary{NS: obj.EffectiveNamespace()}
 	switch {
 	case isService(obj):
 		spec := manifest.MapGet(obj.Node, "spec")
-		r := &serviceReferent{name: obj.Name, externalName: isExternalName(spec)}
+		r := &serviceReferent{Name: obj.Name, ExternalName: isExternalName(spec)}
 		for _, port := range items(manifest.MapGet(spec, "ports")) {
 			for _, k := range []string{"port", "name"} {
 				if n := manifest.MapGet(port, k); n != nil {
-					r.unreadable = r.unreadable || n.Kind != yaml.ScalarNode || placeholder(n.Value)
-					r.ports = append(r.ports, n.Value)
+					r.Unreadable = r.Unreadable || n.Kind != yaml.ScalarNode || placeholder(n.Value)
+					r.Ports = append(r.Ports, n.Value)
 				}
 			}
 		}
-		s.svc = r
+		s.Svc = r
 		return s, true
 	case obj.Kind == "Ingress" && (obj.Group() == "networking.k8s.io" || obj.Group() == "extensions"):
-		s.backends = ingressBackends(p)
-		return s, len(s.backends) > 0
+		s.Backends = ingressBackends(p)
+		return s, len(s.Backends) > 0
 	case (obj.Kind == "HTTPRoute" || obj.Kind == "GRPCRoute") && obj.Group() == "gateway.networking.k8s.io":
-		s.backends = routeBackends(p)
-		return s, len(s.backends) > 0
+		s.Backends = routeBackends(p)
+		return s, len(s.Backends) > 0
 	}
 	return s, false
 }
@@ -132,13 +132,13 @@ func newBackendRef(p *analysis.Pass, ns string, name, port *yaml.Node) (backendR
 		return backendRef{}, false
 	}
 	path, _, _ := manifest.PathTo(p.Object.Node, name)
-	b := backendRef{ns: ns, name: name.Value, route: p.Object.Kind + "/" + p.Object.Name, nameAt: p.Finding(name, path.String(), nil, "")}
+	b := backendRef{NS: ns, Name: name.Value, Route: p.Object.Kind + "/" + p.Object.Name, NameAt: p.Finding(name, path.String(), nil, "")}
 	if port == nil || port.Kind != yaml.ScalarNode || placeholder(port.Value) {
-		b.portAbsent = true
+		b.PortAbsent = true
 		return b, true
 	}
 	pp, _, _ := manifest.PathTo(p.Object.Node, port)
-	b.port, b.portAt = port.Value, p.Finding(port, pp.String(), nil, "")
+	b.Port, b.PortAt = port.Value, p.Finding(port, pp.String(), nil, "")
 	return b, true
 }
 
@@ -146,19 +146,19 @@ func finishBackends(p *analysis.CrossPass, summaries []backendSummary) {
 	services := map[nsName][]*serviceReferent{} // namespace, name
 	own := map[appNS][]string{}                 // the Services of an application in a namespace
 	for i, s := range summaries {
-		if s.svc != nil {
+		if s.Svc != nil {
 			app := p.Application(i)
-			services[nsName{s.ns, s.svc.name}] = append(services[nsName{s.ns, s.svc.name}], s.svc)
-			own[appNS{app, s.ns}] = append(own[appNS{app, s.ns}], s.svc.name)
+			services[nsName{s.NS, s.Svc.Name}] = append(services[nsName{s.NS, s.Svc.Name}], s.Svc)
+			own[appNS{app, s.NS}] = append(own[appNS{app, s.NS}], s.Svc.Name)
 		}
 	}
 	for i, s := range summaries {
 		app := p.Application(i)
-		if len(s.backends) == 0 || p.Unread(app) {
+		if len(s.Backends) == 0 || p.Unread(app) {
 			continue
 		}
-		for _, b := range s.backends {
-			if f, ok := judgeBackend(b, services[nsName{b.ns, b.name}], own[appNS{app, b.ns}]); ok {
+		for _, b := range s.Backends {
+			if f, ok := judgeBackend(b, services[nsName{b.NS, b.Name}], own[appNS{app, b.NS}]); ok {
 				p.Report(f)
 			}
 		}
@@ -172,32 +172,32 @@ func judgeBackend(b backendRef, svcs []*serviceReferent, own []string) (analysis
 		// A Service of another install (a Helm release, the cluster's
 		// dashboard) may have any name: only one the application evidently
 		// meant is a mistake.
-		meant := meantService(b.name, own)
+		meant := meantService(b.Name, own)
 		if meant == "" {
 			return analysis.Finding{}, false
 		}
-		f := b.nameAt
-		f.Message = fmt.Sprintf("%s sends traffic to Service %q, which is not in namespace %s, so the route serves nothing (503); its application has Service %q there", b.route, b.name, b.ns, meant)
+		f := b.NameAt
+		f.Message = fmt.Sprintf("%s sends traffic to Service %q, which is not in namespace %s, so the route serves nothing (503); its application has Service %q there", b.Route, b.Name, b.NS, meant)
 		return f, true
 	}
-	if b.portAbsent {
+	if b.PortAbsent {
 		return analysis.Finding{}, false
 	}
 	var ports []string
 	for _, svc := range svcs {
-		if svc.externalName || svc.unreadable || slices.Contains(svc.ports, b.port) {
+		if svc.ExternalName || svc.Unreadable || slices.Contains(svc.Ports, b.Port) {
 			return analysis.Finding{}, false
 		}
-		ports = append(ports, svc.ports...)
+		ports = append(ports, svc.Ports...)
 	}
 	slices.Sort(ports)
 	ports = slices.Compact(ports)
-	f := b.portAt
+	f := b.PortAt
 	have := "no ports"
 	if len(ports) > 0 {
 		have = "only " + strings.Join(ports, ", ")
 	}
-	f.Message = fmt.Sprintf("%s sends traffic to port %s of Service %q in namespace %s, which has %s, so the route serves nothing (503)", b.route, b.port, b.name, b.ns, have)
+	f.Message = fmt.Sprintf("%s sends traffic to port %s of Service %q in namespace %s, which has %s, so the route serves nothing (503)", b.Route, b.Port, b.Name, b.NS, have)
 	return f, true
 }
 

@@ -21,8 +21,8 @@ import (
 // relabelScope is where a Role or ClusterRole lets its subjects patch or
 // update pods: a namespace, or every namespace.
 type relabelScope struct {
-	ns  string
-	all bool
+	NS  string
+	All bool
 }
 
 // podRelabelScope reports whether obj is a Role or ClusterRole that grants
@@ -45,9 +45,9 @@ func podRelabelScope(obj *manifest.Object) (relabelScope, bool) {
 		if has(manifest.MapGet(rule, "apiGroups"), "", "*") && has(manifest.MapGet(rule, "resources"), "pods", "*") &&
 			has(manifest.MapGet(rule, "verbs"), "patch", "update", "*") {
 			if obj.Kind == "ClusterRole" {
-				return relabelScope{all: true}, true
+				return relabelScope{All: true}, true
 			}
-			return relabelScope{ns: obj.EffectiveNamespace()}, true
+			return relabelScope{NS: obj.EffectiveNamespace()}, true
 		}
 	}
 	return relabelScope{}, false
@@ -61,7 +61,7 @@ func (r relabellers) add(app analysis.AppID, s relabelScope) { r[app] = append(r
 
 // in reports whether a role of app may relabel pods in ns.
 func (r relabellers) in(app analysis.AppID, ns string) bool {
-	return slices.ContainsFunc(r[app], func(s relabelScope) bool { return s.all || s.ns == ns })
+	return slices.ContainsFunc(r[app], func(s relabelScope) bool { return s.All || s.NS == ns })
 }
 
 // anywhere reports whether a role of app may relabel pods somewhere.
@@ -108,15 +108,15 @@ func labelledAtRunTime(lacks []string) bool {
 func (t *pods) sharesMost(sel map[string]string, written []entryAt, loose bool) bool {
 	carried, total := 0, 0
 	for _, e := range written {
-		v, ok := sel[e.key]
+		v, ok := sel[e.Key]
 		if !ok {
 			continue
 		}
 		total++
 		switch {
-		case t.has(e.key, v):
+		case t.has(e.Key, v):
 			carried++
-		case loose && (t.nearly(e.key, v) || t.carriesValue(v)):
+		case loose && (t.nearly(e.Key, v) || t.carriesValue(v)):
 			carried++
 		}
 	}
@@ -129,8 +129,8 @@ func (t *pods) carriesValue(v string) bool {
 	if len(v) < 4 {
 		return false
 	}
-	for _, have := range t.fixed {
-		if have == v {
+	for _, have := range t.Fixed {
+		if have.Value == v {
 			return true
 		}
 	}
@@ -144,8 +144,8 @@ func (t *pods) renamedAny(sel map[string]string) bool {
 		if t.has(k, v) {
 			continue
 		}
-		for _, have := range t.fixed {
-			if have == v {
+		for _, have := range t.Fixed {
+			if have.Value == v {
 				return true
 			}
 		}

@@ -19,18 +19,18 @@ var hpaNoTarget = Register(&analysis.Rule{
 // hpaTargetSummary is an autoscaler's target, a scalable workload, or
 // what may make workloads shipshape cannot see.
 type hpaTargetSummary struct {
-	ns string
+	NS string
 	// The autoscaler's target (kind, name) and where its name is.
-	target *hpaTarget
+	Target *hpaTarget
 	// A scalable workload: kind and name.
-	workload [2]string
+	Workload [2]string
 	// A custom resource of an unknown kind, or a CRD.
-	unknown string
+	Unknown string
 }
 
 type hpaTarget struct {
-	name, kind, targetName string
-	at                     analysis.Finding
+	Name, Kind, TargetName string
+	At                     analysis.Finding
 }
 
 // scalableKinds are the kinds whose objects shipshape sees, by group.
@@ -54,7 +54,7 @@ func isScalable(group, kind string) bool {
 
 func summarizeHPATarget(p *analysis.Pass) (hpaTargetSummary, bool) {
 	obj := p.Object
-	s := hpaTargetSummary{ns: obj.EffectiveNamespace()}
+	s := hpaTargetSummary{NS: obj.EffectiveNamespace()}
 	switch {
 	case isHPA(obj):
 		ref := manifest.Path(obj.Node, "spec", "scaleTargetRef")
@@ -65,13 +65,13 @@ func summarizeHPATarget(p *analysis.Pass) (hpaTargetSummary, bool) {
 		if nameNode == nil || name == "" || placeholder(name) || !isScalable(group, kind) {
 			return s, false
 		}
-		s.target = &hpaTarget{name: obj.Name, kind: kind, targetName: name, at: p.Finding(nameNode, "spec.scaleTargetRef.name", nil, "")}
+		s.Target = &hpaTarget{Name: obj.Name, Kind: kind, TargetName: name, At: p.Finding(nameNode, "spec.scaleTargetRef.name", nil, "")}
 		return s, true
 	case isScalable(obj.Group(), obj.Kind):
-		s.workload = [2]string{obj.Kind, obj.Name}
+		s.Workload = [2]string{obj.Kind, obj.Name}
 		return s, true
 	case mayMakePods(obj):
-		s.unknown = obj.Kind
+		s.Unknown = obj.Kind
 		return s, true
 	}
 	return s, false
@@ -87,34 +87,34 @@ func finishHPATarget(p *analysis.CrossPass, summaries []hpaTargetSummary) {
 	for i, s := range summaries {
 		app := p.Application(i)
 		switch {
-		case s.workload[1] != "":
-			exists[key{s.ns, s.workload[0], s.workload[1]}] = true
-			has[appNS{app, s.ns}] = true
-			own[appNS{app, s.ns}] = append(own[appNS{app, s.ns}], s.workload)
-		case s.unknown == "CustomResourceDefinition":
+		case s.Workload[1] != "":
+			exists[key{s.NS, s.Workload[0], s.Workload[1]}] = true
+			has[appNS{app, s.NS}] = true
+			own[appNS{app, s.NS}] = append(own[appNS{app, s.NS}], s.Workload)
+		case s.Unknown == "CustomResourceDefinition":
 			operator[app] = true
-		case s.unknown != "":
-			unknown[appNS{app, s.ns}] = true
+		case s.Unknown != "":
+			unknown[appNS{app, s.NS}] = true
 		}
 	}
 	for i, s := range summaries {
-		t, app := s.target, p.Application(i)
-		if t == nil || exists[key{s.ns, t.kind, t.targetName}] || p.Unread(app) || !has[appNS{app, s.ns}] {
+		t, app := s.Target, p.Application(i)
+		if t == nil || exists[key{s.NS, t.Kind, t.TargetName}] || p.Unread(app) || !has[appNS{app, s.NS}] {
 			continue
 		}
 		// A workload of the application the target was meant for.
 		var meant [2]string
-		for _, w := range own[appNS{app, s.ns}] {
-			if w[1] == t.targetName || oneSlip(w[1], t.targetName) && len(t.targetName) >= 4 {
+		for _, w := range own[appNS{app, s.NS}] {
+			if w[1] == t.TargetName || oneSlip(w[1], t.TargetName) && len(t.TargetName) >= 4 {
 				meant = w
 				break
 			}
 		}
-		if meant[1] == "" && (operator[app] || unknown[appNS{app, s.ns}]) {
+		if meant[1] == "" && (operator[app] || unknown[appNS{app, s.NS}]) {
 			continue
 		}
-		f := t.at
-		f.Message = fmt.Sprintf("HorizontalPodAutoscaler %q scales %s/%s, which is not in namespace %s, so it scales nothing (its status says FailedGetScale)", t.name, t.kind, t.targetName, s.ns)
+		f := t.At
+		f.Message = fmt.Sprintf("HorizontalPodAutoscaler %q scales %s/%s, which is not in namespace %s, so it scales nothing (its status says FailedGetScale)", t.Name, t.Kind, t.TargetName, s.NS)
 		if meant[1] != "" {
 			f.Message += fmt.Sprintf("; its application has %s/%s there", meant[0], meant[1])
 		}

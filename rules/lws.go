@@ -109,10 +109,10 @@ var lwsServiceShadow = Register(&analysis.Rule{
 // shadowSummary is an LWS's name and subdomain policy, or a Service's name
 // with the finding to report if it shadows one.
 type shadowSummary struct {
-	ns, name string
-	lws      bool
-	policy   string
-	finding  analysis.Finding
+	NS, Name string
+	Lws      bool
+	Policy   string
+	Finding  analysis.Finding
 }
 
 func summarizeShadow(p *analysis.Pass) (shadowSummary, bool) {
@@ -121,9 +121,9 @@ func summarizeShadow(p *analysis.Pass) (shadowSummary, bool) {
 	switch {
 	case isLWS(obj) && obj.Name != "":
 		policy := manifest.ScalarValue(manifest.Path(obj.Node, "spec", "networkConfig", "subdomainPolicy"))
-		return shadowSummary{ns: ns, name: obj.Name, lws: true, policy: policy}, true
+		return shadowSummary{NS: ns, Name: obj.Name, Lws: true, Policy: policy}, true
 	case isService(obj) && obj.Name != "":
-		return shadowSummary{ns: ns, name: obj.Name, finding: p.Finding(nameNode(obj), "metadata.name", nil, "")}, true
+		return shadowSummary{NS: ns, Name: obj.Name, Finding: p.Finding(nameNode(obj), "metadata.name", nil, "")}, true
 	}
 	return shadowSummary{}, false
 }
@@ -146,26 +146,26 @@ func groupIndexSuffix(s string) bool {
 func finishShadow(p *analysis.CrossPass, summaries []shadowSummary) {
 	lws := map[string][]shadowSummary{}
 	for _, l := range summaries {
-		if l.lws {
-			lws[l.ns] = append(lws[l.ns], l)
+		if l.Lws {
+			lws[l.NS] = append(lws[l.NS], l)
 		}
 	}
 	for _, s := range summaries {
-		if s.lws {
+		if s.Lws {
 			continue
 		}
-		for _, l := range lws[s.ns] {
+		for _, l := range lws[s.NS] {
 			var what string
 			switch {
-			case l.policy != "UniquePerReplica" && s.name == l.name:
-				what = fmt.Sprintf("for LeaderWorkerSet %q (subdomainPolicy Shared)", l.name)
-			case l.policy == "UniquePerReplica" && strings.HasPrefix(s.name, l.name) && groupIndexSuffix(s.name[len(l.name):]):
-				what = fmt.Sprintf("for replica %s of LeaderWorkerSet %q (subdomainPolicy UniquePerReplica)", s.name[len(l.name)+1:], l.name)
+			case l.Policy != "UniquePerReplica" && s.Name == l.Name:
+				what = fmt.Sprintf("for LeaderWorkerSet %q (subdomainPolicy Shared)", l.Name)
+			case l.Policy == "UniquePerReplica" && strings.HasPrefix(s.Name, l.Name) && groupIndexSuffix(s.Name[len(l.Name):]):
+				what = fmt.Sprintf("for replica %s of LeaderWorkerSet %q (subdomainPolicy UniquePerReplica)", s.Name[len(l.Name)+1:], l.Name)
 			default:
 				continue
 			}
-			f := s.finding
-			f.Message = fmt.Sprintf("Service %q has the name of the headless Service the LWS controller creates %s: the controller uses this one instead, so the pods lose their DNS names unless it is headless and selects them all, and it is not deleted with the LWS; rename it", s.name, what)
+			f := s.Finding
+			f.Message = fmt.Sprintf("Service %q has the name of the headless Service the LWS controller creates %s: the controller uses this one instead, so the pods lose their DNS names unless it is headless and selects them all, and it is not deleted with the LWS; rename it", s.Name, what)
 			p.Report(f)
 			break
 		}

@@ -31,9 +31,9 @@ var lwsVaryingLabels = map[string]bool{
 // depRef is an object a pod template refers to by name, in the pod's
 // namespace: ConfigMap, Secret, ServiceAccount or PersistentVolumeClaim
 // (all in the core group).
-type depRef struct{ kind, name string }
+type depRef struct{ Kind, Name string }
 
-func (d depRef) String() string { return d.kind + " " + quote(d.name) }
+func (d depRef) String() string { return d.Kind + " " + quote(d.Name) }
 
 // lwsDeps returns what the leader and worker templates of an LWS use,
 // sorted by kind and name.
@@ -52,10 +52,10 @@ func lwsDeps(obj *manifest.Object) []depRef {
 		out = append(out, d)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if out[i].kind != out[j].kind {
-			return out[i].kind < out[j].kind
+		if out[i].Kind != out[j].Kind {
+			return out[i].Kind < out[j].Kind
 		}
-		return out[i].name < out[j].name
+		return out[i].Name < out[j].Name
 	})
 	return out
 }
@@ -102,8 +102,8 @@ func podSpecDeps(spec *yaml.Node, add func(kind string, name *yaml.Node)) {
 // lwsPods is what is known of the labels of one kind of LWS pod: the
 // template's labels plus the controller's, and whether it is the leader.
 type lwsPods struct {
-	labels map[string]string
-	leader bool
+	Labels map[string]string
+	Leader bool
 }
 
 // lwsPodLabels returns the label sets of an LWS's leader and worker pods.
@@ -150,12 +150,12 @@ func selectsLWSPods(sel map[string]string, pods []lwsPods) bool {
 	for _, p := range pods {
 		ok := true
 		for k, v := range sel {
-			have, set := p.labels[k]
+			have, set := p.Labels[k]
 			switch {
 			case set:
 				ok = have == v
 			case k == lwsWorkerIndexLabel:
-				ok = !p.leader && v != "0"
+				ok = !p.Leader && v != "0"
 			default:
 				ok = lwsVaryingLabels[k]
 			}

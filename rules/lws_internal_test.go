@@ -120,7 +120,7 @@ spec:
 `)
 	var got []string
 	for _, d := range lwsDeps(obj) {
-		got = append(got, d.kind+"/"+d.name)
+		got = append(got, d.Kind+"/"+d.Name)
 	}
 	want := "ConfigMap/debug-cm ConfigMap/env-cm ConfigMap/proj-cm ConfigMap/vol-cm PersistentVolumeClaim/data " +
 		"Secret/env-secret Secret/init-secret Secret/proj-secret Secret/registry Secret/vol-secret ServiceAccount/leader-sa ServiceAccount/worker-sa"
@@ -249,12 +249,12 @@ spec:
 	for _, e := range a.lws {
 		var want []*orderMember
 		for _, s := range a.services {
-			if s.at.Resource.EffectiveNamespace() == e.ns && selectsLWSPods(s.sel, e.pods) {
+			if s.At.Resource.EffectiveNamespace() == e.NS && selectsLWSPods(s.Sel, e.Pods) {
 				want = append(want, &s.orderMember)
 			}
 		}
 		for _, h := range a.hpas {
-			if h.at.Resource.EffectiveNamespace() == e.ns && h.target == e.at.Resource.Name {
+			if h.At.Resource.EffectiveNamespace() == e.NS && h.Target == e.At.Resource.Name {
 				want = append(want, &h.orderMember)
 			}
 		}
@@ -268,7 +268,7 @@ spec:
 func lines(ms []*orderMember) []int {
 	var out []int
 	for _, m := range ms {
-		out = append(out, m.at.Line)
+		out = append(out, m.At.Line)
 	}
 	return out
 }

@@ -91,27 +91,27 @@ type orderAgg struct {
 // orderSummary is one object's part: the engine evidence its annotations
 // carry, and at most one of the entries.
 type orderSummary struct {
-	evidence []engineEvidence
+	Evidence []engineEvidence
 	// points is an Argo CD Application or Flux Kustomization that applies
 	// a directory of the repository: evidence for that application.
-	points *pointer
-	lws    *lwsEntry
-	dep    *orderMember
-	depKey depKey
-	svc    *svcEntry
-	hpa    *hpaEntry
+	Points *pointer
+	Lws    *lwsEntry
+	Dep    *orderMember
+	DepKey depKey
+	Svc    *svcEntry
+	Hpa    *hpaEntry
 }
 
 type engineEvidence struct {
-	engine string
+	Engine string
 	evidence
 }
 
 // pointer is a GitOps object that applies directories.
 type pointer struct {
-	engine string // transformers.EngineArgoCD, ...
-	at     evidence
-	dirs   []string
+	Engine string // transformers.EngineArgoCD, ...
+	At     evidence
+	Dirs   []string
 }
 
 // orderCross is both rules' Cross: the same summaries and plan; notes
@@ -142,45 +142,45 @@ func lwsEngine(p *analysis.Pass) string {
 	return transformers.EngineAuto
 }
 
-type depKey struct{ kind, ns, name string }
+type depKey struct{ Kind, NS, Name string }
 
 // orderMember is the summary of one object the ordering may annotate.
 type orderMember struct {
-	at          analysis.Finding  // at the object's name, message and fix unset; its Resource names the object
-	annotations map[string]string // the engines' annotations (transformers.EngineOf), nil when none
-	optOut      analysis.RuleSet  // the rules it opted out of: an LWS is not planned for those
+	At          analysis.Finding  // at the object's name, message and fix unset; its Resource names the object
+	Annotations map[string]string // the engines' annotations (transformers.EngineOf), nil when none
+	OptOut      analysis.RuleSet  // the rules it opted out of: an LWS is not planned for those
 	// obj is what the planner sees, made when a plan includes the object,
 	// once, so that every set it is in holds the same pointer.
-	obj *transformers.OrderObject
+	Obj *transformers.OrderObject
 }
 
 type lwsEntry struct {
 	orderMember
-	ns    string
-	deps  []depRef
-	pods  []lwsPods
-	owned bool
+	NS    string
+	Deps  []depRef
+	Pods  []lwsPods
+	Owned bool
 }
 
 type svcEntry struct {
 	orderMember
-	sel  map[string]string
-	rank int // index among the Services sorted by position
+	Sel  map[string]string
+	Rank int // index among the Services sorted by position
 }
 
 type hpaEntry struct {
 	orderMember
-	target string
+	Target string
 }
 
 type evidence struct {
-	file string
-	line int
-	key  string
+	File string
+	Line int
+	Key  string
 }
 
 func (e evidence) before(o evidence) bool {
-	return e.file < o.file || e.file == o.file && e.line < o.line
+	return e.File < o.File || e.File == o.File && e.Line < o.Line
 }
 
 func summarizeOrder(p *analysis.Pass) (orderSummary, bool) {
@@ -191,9 +191,9 @@ func summarizeOrder(p *analysis.Pass) (orderSummary, bool) {
 	obj := p.Object
 	meta := manifest.MapGet(obj.Node, "metadata")
 	annNode := manifest.MapGet(meta, "annotations")
-	s := orderSummary{evidence: evidenceOf(obj.File, annNode), points: pointsAt(obj)}
+	s := orderSummary{Evidence: evidenceOf(obj.File, annNode), Points: pointsAt(obj)}
 	if obj.Name == "" || meta == nil || meta.Kind != yaml.MappingNode {
-		return s, len(s.evidence) > 0 || s.points != nil
+		return s, len(s.Evidence) > 0 || s.Points != nil
 	}
 	// Only Argo CD orders Services and HPAs.
 	followers := engine == transformers.EngineAuto || engine == transformers.EngineArgoCD
@@ -201,26 +201,26 @@ func summarizeOrder(p *analysis.Pass) (orderSummary, bool) {
 	switch {
 	case isLWS(obj):
 		owners := manifest.MapGet(meta, "ownerReferences")
-		s.lws = &lwsEntry{
+		s.Lws = &lwsEntry{
 			orderMember: newOrderMember(p, annNode),
-			ns:          ns,
-			deps:        lwsDeps(obj),
-			pods:        lwsPodLabels(obj),
-			owned:       owners != nil && owners.Kind == yaml.SequenceNode && len(owners.Content) > 0,
+			NS:          ns,
+			Deps:        lwsDeps(obj),
+			Pods:        lwsPodLabels(obj),
+			Owned:       owners != nil && owners.Kind == yaml.SequenceNode && len(owners.Content) > 0,
 		}
 	case obj.APIVersion == "v1" && (obj.Kind == "ConfigMap" || obj.Kind == "Secret" || obj.Kind == "ServiceAccount" || obj.Kind == "PersistentVolumeClaim"):
 		m := newOrderMember(p, annNode)
-		s.dep, s.depKey = &m, depKey{obj.Kind, ns, obj.Name}
+		s.Dep, s.DepKey = &m, depKey{obj.Kind, ns, obj.Name}
 	case isService(obj) && followers:
 		if sel := serviceSelector(obj); len(sel) > 0 {
-			s.svc = &svcEntry{orderMember: newOrderMember(p, annNode), sel: sel}
+			s.Svc = &svcEntry{orderMember: newOrderMember(p, annNode), Sel: sel}
 		}
 	case isHPA(obj) && followers:
 		if target, ok := scaledLWS(obj); ok {
-			s.hpa = &hpaEntry{newOrderMember(p, annNode), target}
+			s.Hpa = &hpaEntry{newOrderMember(p, annNode), target}
 		}
 	}
-	return s, len(s.evidence) > 0 || s.points != nil || s.lws != nil || s.dep != nil || s.svc != nil || s.hpa != nil
+	return s, len(s.Evidence) > 0 || s.Points != nil || s.Lws != nil || s.Dep != nil || s.Svc != nil || s.Hpa != nil
 }
 
 // pointsAt returns what an Argo CD Application (spec.source.path,
@@ -254,16 +254,16 @@ func pointsAt(obj *manifest.Object) *pointer {
 	if root == "" {
 		return nil
 	}
-	pt := &pointer{engine: engine}
+	pt := &pointer{Engine: engine}
 	for _, n := range paths {
 		if v := manifest.ScalarValue(n); v != "" {
-			pt.dirs = append(pt.dirs, filepath.Join(root, filepath.FromSlash(v)))
-			if pt.at.file == "" {
-				pt.at = evidence{file, n.Line, fmt.Sprintf("%s %q", name, obj.Name)}
+			pt.Dirs = append(pt.Dirs, filepath.Join(root, filepath.FromSlash(v)))
+			if pt.At.File == "" {
+				pt.At = evidence{file, n.Line, fmt.Sprintf("%s %q", name, obj.Name)}
 			}
 		}
 	}
-	if len(pt.dirs) == 0 {
+	if len(pt.Dirs) == 0 {
 		return nil
 	}
 	return pt
@@ -298,9 +298,9 @@ func newOrderMember(p *analysis.Pass, annNode *yaml.Node) orderMember {
 		}
 	}
 	return orderMember{
-		at:          p.Finding(nameNode(p.Object), "metadata.annotations", nil, ""),
-		annotations: ann,
-		optOut:      analysis.IgnoredRules(p.Object),
+		At:          p.Finding(nameNode(p.Object), "metadata.annotations", nil, ""),
+		Annotations: ann,
+		OptOut:      analysis.IgnoredRules(p.Object),
 	}
 }
 
@@ -318,24 +318,24 @@ func newOrderAgg(engine, rule string, ss []*orderSummary) (a *orderAgg, optedOut
 		a.engine = transformers.EngineAuto
 	}
 	for _, s := range ss {
-		for _, ev := range s.evidence {
-			if old, ok := a.evidence[ev.engine]; !ok || ev.before(old) {
-				a.evidence[ev.engine] = ev.evidence
+		for _, ev := range s.Evidence {
+			if old, ok := a.evidence[ev.Engine]; !ok || ev.before(old) {
+				a.evidence[ev.Engine] = ev.evidence
 			}
 		}
 		switch {
-		case s.lws != nil:
-			a.lws = append(a.lws, s.lws)
-			if s.lws.optOut.Has(rule) {
-				optedOut = append(optedOut, fmt.Sprintf("%s:%d:%d", s.lws.at.File, s.lws.at.Doc, s.lws.at.Item))
+		case s.Lws != nil:
+			a.lws = append(a.lws, s.Lws)
+			if s.Lws.OptOut.Has(rule) {
+				optedOut = append(optedOut, fmt.Sprintf("%s:%d:%d", s.Lws.At.File, s.Lws.At.Doc, s.Lws.At.Item))
 			}
-		case s.dep != nil:
-			a.deps[s.depKey] = append(a.deps[s.depKey], s.dep)
-		case s.svc != nil:
-			s.svc.rank = len(a.services)
-			a.services = append(a.services, s.svc)
-		case s.hpa != nil:
-			a.hpas = append(a.hpas, s.hpa)
+		case s.Dep != nil:
+			a.deps[s.DepKey] = append(a.deps[s.DepKey], s.Dep)
+		case s.Svc != nil:
+			s.Svc.Rank = len(a.services)
+			a.services = append(a.services, s.Svc)
+		case s.Hpa != nil:
+			a.hpas = append(a.hpas, s.Hpa)
 		}
 	}
 	return a, optedOut
@@ -355,9 +355,9 @@ func finishOrder(p *analysis.CrossPass, ss []*orderSummary, notes bool) {
 			apps = append(apps, app)
 		}
 		byApp[app] = append(byApp[app], s)
-		if s.points != nil {
-			for _, d := range s.points.dirs {
-				pointed[d] = append(pointed[d], engineEvidence{s.points.engine, s.points.at})
+		if s.Points != nil {
+			for _, d := range s.Points.Dirs {
+				pointed[d] = append(pointed[d], engineEvidence{s.Points.Engine, s.Points.At})
 			}
 		}
 	}
@@ -367,7 +367,7 @@ func finishOrder(p *analysis.CrossPass, ss []*orderSummary, notes bool) {
 		// files of one, nor one file of a split directory) is what a
 		// GitOps configuration points at.
 		if ev := pointed[app.Dir]; len(ev) > 0 && !app.Unlisted && app.File == "" {
-			in = append([]*orderSummary{{evidence: ev}}, in...)
+			in = append([]*orderSummary{{Evidence: ev}}, in...)
 		}
 		finishOrderApp(p, app, in, notes)
 	}
@@ -434,14 +434,14 @@ func scaledLWS(obj *manifest.Object) (string, bool) {
 
 // object returns what the planner knows of m.
 func (m *orderMember) object() *transformers.OrderObject {
-	if m.obj == nil {
-		r := m.at.Resource
-		m.obj = &transformers.OrderObject{
+	if m.Obj == nil {
+		r := m.At.Resource
+		m.Obj = &transformers.OrderObject{
 			Ref:         transformers.OrderRef{Group: r.Group(), Kind: r.Kind, Namespace: r.Namespace, Name: r.Name},
-			Annotations: m.annotations,
+			Annotations: m.Annotations,
 		}
 	}
-	return m.obj
+	return m.Obj
 }
 
 // resolve returns the engine to use ("" when auto found none or several)
@@ -460,12 +460,12 @@ func (a *orderAgg) resolve() (engine, how, problem string) {
 		return "", "", "no Argo CD, kapp, cli-utils or Flux annotations are in the input, so lws.engine auto adds no ordering"
 	case 1:
 		ev := a.evidence[found[0]]
-		return found[0], fmt.Sprintf(" (lws.engine auto: %s found at %s:%d)", ev.key, ev.file, ev.line), ""
+		return found[0], fmt.Sprintf(" (lws.engine auto: %s found at %s:%d)", ev.Key, ev.File, ev.Line), ""
 	}
 	var list []string
 	for _, e := range found {
 		ev := a.evidence[e]
-		list = append(list, fmt.Sprintf("%s (%s at %s:%d)", transformers.EngineNames[e], ev.key, ev.file, ev.line))
+		list = append(list, fmt.Sprintf("%s (%s at %s:%d)", transformers.EngineNames[e], ev.Key, ev.File, ev.Line))
 	}
 	return "", "", "annotations of several engines are in the input, " + strings.Join(list, ", ") + ", so lws.engine auto adds no ordering"
 }
@@ -493,12 +493,12 @@ func (a *orderAgg) sets(engine string) ([]lwsSet, map[*transformers.OrderObject]
 	}
 	var sets []lwsSet
 	for _, e := range a.lws {
-		if e.owned || e.optOut.Has(a.rule) {
+		if e.Owned || e.OptOut.Has(a.rule) {
 			continue
 		}
 		s := lwsSet{e: e, set: transformers.OrderSet{LWS: include(&e.orderMember)}}
-		for _, d := range e.deps {
-			found := a.deps[depKey{d.kind, e.ns, d.name}]
+		for _, d := range e.Deps {
+			found := a.deps[depKey{d.Kind, e.NS, d.Name}]
 			if len(found) == 0 {
 				s.missing = append(s.missing, d)
 			}
@@ -533,16 +533,16 @@ type nsLabel struct{ ns, key, value string }
 func newFollowerIndex(services []*svcEntry, hpas []*hpaEntry) *followerIndex {
 	x := &followerIndex{byFixedLabel: map[nsLabel][]*svcEntry{}, perPodOnly: map[string][]*svcEntry{}, hpas: map[nsName][]*hpaEntry{}}
 	for _, s := range services {
-		ns := s.at.Resource.EffectiveNamespace()
-		if k, ok := fixedLabel(s.sel); ok {
-			l := nsLabel{ns, k, s.sel[k]}
+		ns := s.At.Resource.EffectiveNamespace()
+		if k, ok := fixedLabel(s.Sel); ok {
+			l := nsLabel{ns, k, s.Sel[k]}
 			x.byFixedLabel[l] = append(x.byFixedLabel[l], s)
 		} else {
 			x.perPodOnly[ns] = append(x.perPodOnly[ns], s)
 		}
 	}
 	for _, h := range hpas {
-		k := nsName{h.at.Resource.EffectiveNamespace(), h.target}
+		k := nsName{h.At.Resource.EffectiveNamespace(), h.Target}
 		x.hpas[k] = append(x.hpas[k], h)
 	}
 	return x
@@ -569,24 +569,24 @@ func fixedLabel(sel map[string]string) (string, bool) {
 func (x *followerIndex) of(e *lwsEntry) []*orderMember {
 	var services []*svcEntry
 	tried := map[nsLabel]bool{}
-	for _, p := range e.pods {
-		for k, v := range p.labels {
-			l := nsLabel{e.ns, k, v}
+	for _, p := range e.Pods {
+		for k, v := range p.Labels {
+			l := nsLabel{e.NS, k, v}
 			if !tried[l] {
 				tried[l] = true
 				services = append(services, x.byFixedLabel[l]...)
 			}
 		}
 	}
-	services = append(services, x.perPodOnly[e.ns]...)
-	sort.Slice(services, func(i, j int) bool { return services[i].rank < services[j].rank })
+	services = append(services, x.perPodOnly[e.NS]...)
+	sort.Slice(services, func(i, j int) bool { return services[i].Rank < services[j].Rank })
 	var out []*orderMember
 	for _, s := range services {
-		if selectsLWSPods(s.sel, e.pods) {
+		if selectsLWSPods(s.Sel, e.Pods) {
 			out = append(out, &s.orderMember)
 		}
 	}
-	for _, h := range x.hpas[nsName{e.ns, e.at.Resource.Name}] {
+	for _, h := range x.hpas[nsName{e.NS, e.At.Resource.Name}] {
 		out = append(out, &h.orderMember)
 	}
 	return out
@@ -612,7 +612,7 @@ func changesFor(engine, how string, sets []lwsSet, members map[*transformers.Ord
 		if m == nil {
 			continue
 		}
-		f := m.at
+		f := m.At
 		if c.Blocked != "" {
 			f.Message = c.Reason + "; " + c.Blocked + how
 			out = append(out, f)
@@ -655,7 +655,7 @@ func notesFor(engine, problem string, sets []lwsSet) []analysis.Finding {
 		// Say so once, at the first LWS that has something to order.
 		for _, s := range sets {
 			if len(s.set.Deps) > 0 {
-				f := s.e.at
+				f := s.e.At
 				f.Field = "metadata.name"
 				f.Message = fmt.Sprintf("%s: LeaderWorkerSet %q and its dependencies in the input are not ordered; set lws.engine in the config (argocd, kapp, cli-utils or flux; none silences this)",
 					problem, lwsKey(s.e))
@@ -665,15 +665,15 @@ func notesFor(engine, problem string, sets []lwsSet) []analysis.Finding {
 		return nil
 	}
 	for _, s := range sets {
-		f := s.e.at
+		f := s.e.At
 		f.Field = "spec.leaderWorkerTemplate"
 		switch engine {
 		case transformers.EngineFlux:
-			if len(s.e.deps) == 0 {
+			if len(s.e.Deps) == 0 {
 				continue
 			}
 			f.Message = fmt.Sprintf("Flux has no per-object ordering: to apply LeaderWorkerSet %q after what it uses (%s), move it to a Flux Kustomization of its own with spec.dependsOn naming the Kustomization that applies them, and spec.healthCheckExprs for leaderworkerset.x-k8s.io/v1 LeaderWorkerSet with current: \"status.conditions.filter(c, c.type == 'Available').all(c, c.status == 'True')\"",
-				lwsKey(s.e), depList(s.e.deps))
+				lwsKey(s.e), depList(s.e.Deps))
 		default:
 			if len(s.missing) == 0 {
 				continue
@@ -690,8 +690,8 @@ func notesFor(engine, problem string, sets []lwsSet) []analysis.Finding {
 }
 
 func lwsKey(e *lwsEntry) string {
-	if e.at.Resource.Namespace == "" {
-		return e.at.Resource.Name
+	if e.At.Resource.Namespace == "" {
+		return e.At.Resource.Name
 	}
-	return e.at.Resource.Namespace + "/" + e.at.Resource.Name
+	return e.At.Resource.Namespace + "/" + e.At.Resource.Name
 }

@@ -20,27 +20,24 @@ var monitorSelectsNothing = Register(&analysis.Rule{
 // its namespace.
 type monitorSummary struct {
 	servicePodsSummary
-	service *pods // a Service's metadata.labels
-	monitor *selectingService
+	Service *pods // a Service's metadata.labels
+	Monitor *selectingService
 	// selectsServices: a ServiceMonitor, not a PodMonitor.
-	selectsServices bool
+	SelectsServices bool
 }
 
 var (
-	serviceMonitorSelects = selectorKind{name: "ServiceMonitor", consequence: "scrapes nothing", selects: "Service", needsIntent: true}
-	podMonitorSelects     = selectorKind{name: "PodMonitor", consequence: "scrapes nothing", needsIntent: true}
+	serviceMonitorSelects = selectorKind{Name: "ServiceMonitor", Consequence: "scrapes nothing", Selects: "Service", NeedsIntent: true}
+	podMonitorSelects     = selectorKind{Name: "PodMonitor", Consequence: "scrapes nothing", NeedsIntent: true}
 )
 
 func summarizeMonitor(p *analysis.Pass) (monitorSummary, bool) {
 	obj := p.Object
-	s := monitorSummary{servicePodsSummary: servicePodsSummary{ns: obj.EffectiveNamespace()}}
+	s := monitorSummary{servicePodsSummary: servicePodsSummary{NS: obj.EffectiveNamespace()}}
 	switch {
 	case isService(obj):
-		labels := selector.Labels(manifest.Path(obj.Node, "metadata", "labels"))
-		if labels == nil {
-			labels = map[string]string{}
-		}
-		s.service = &pods{owner: "Service/" + obj.Name, ns: s.ns, fixed: labels, varying: noLabels}
+		labels := selector.SetOf(selector.Labels(manifest.Path(obj.Node, "metadata", "labels")))
+		s.Service = &pods{Owner: "Service/" + obj.Name, NS: s.NS, Fixed: labels, Varying: noLabels}
 		return s, true
 	case (obj.Kind == "ServiceMonitor" || obj.Kind == "PodMonitor") && obj.Group() == "monitoring.coreos.com":
 		spec := manifest.MapGet(obj.Node, "spec")
@@ -50,15 +47,15 @@ func summarizeMonitor(p *analysis.Pass) (monitorSummary, bool) {
 		case manifest.ScalarValue(manifest.MapGet(nsSel, "any")) == "true" || len(names) > 1:
 			return s, false // targets anywhere
 		case len(names) == 1:
-			s.ns = manifest.ScalarValue(names[0])
+			s.NS = manifest.ScalarValue(names[0])
 		}
-		s.monitor = equalitySelector(p, manifest.MapGet(spec, "selector"), "spec.selector")
-		if s.monitor == nil || s.ns == "" || placeholder(s.ns) {
+		s.Monitor = equalitySelector(p, manifest.MapGet(spec, "selector"), "spec.selector")
+		if s.Monitor == nil || s.NS == "" || placeholder(s.NS) {
 			return s, false
 		}
 		// Looking in another namespace, the monitor's own is no mistake.
-		s.monitor.explicitNS = s.monitor.explicitNS && len(names) == 0
-		s.selectsServices = obj.Kind == "ServiceMonitor"
+		s.Monitor.ExplicitNS = s.Monitor.ExplicitNS && len(names) == 0
+		s.SelectsServices = obj.Kind == "ServiceMonitor"
 		return s, true
 	}
 	return s, summarizeMakers(p, &s.servicePodsSummary)
@@ -67,27 +64,27 @@ func summarizeMonitor(p *analysis.Pass) (monitorSummary, bool) {
 func finishMonitor(p *analysis.CrossPass, summaries []monitorSummary) {
 	forPods := gatherSelectionEvidence(p, len(summaries), func(i int) selectionPart {
 		s := summaries[i]
-		return selectionPart{ns: s.ns, pods: s.pods, unknown: s.unknown, relabel: s.relabel}
+		return selectionPart{ns: s.NS, pods: s.Pods, unknown: s.Unknown, relabel: s.Relabel}
 	})
 	// Services stand for the pods of the evidence; a role that may patch
 	// pods says nothing of Services' labels.
 	services := gatherSelectionEvidence(p, len(summaries), func(i int) selectionPart {
 		s := summaries[i]
-		part := selectionPart{ns: s.ns, unknown: s.unknown}
-		if s.service != nil {
-			part.pods = []*pods{s.service}
+		part := selectionPart{ns: s.NS, unknown: s.Unknown}
+		if s.Service != nil {
+			part.pods = []*pods{s.Service}
 		}
 		return part
 	})
 	for i, s := range summaries {
-		if s.monitor == nil || p.Unread(p.Application(i)) {
+		if s.Monitor == nil || p.Unread(p.Application(i)) {
 			continue
 		}
 		ev, kind := forPods, podMonitorSelects
-		if s.selectsServices {
+		if s.SelectsServices {
 			ev, kind = services, serviceMonitorSelects
 		}
-		if f, ok := ev.judge(p.Application(i), s.ns, s.monitor, kind); ok {
+		if f, ok := ev.judge(p.Application(i), s.NS, s.Monitor, kind); ok {
 			p.Report(f)
 		}
 	}

@@ -20,29 +20,29 @@ var networkPolicyNoMatchingPods = Register(&analysis.Rule{
 // object says of the pods of its namespace.
 type networkPolicyPodsSummary struct {
 	servicePodsSummary
-	selectors []policySelector
+	Selectors []policySelector
 }
 
 // policySelector is one pod selector of a policy and what it does.
 type policySelector struct {
-	sel  *selectingService
-	kind selectorKind
+	Sel  *selectingService
+	Kind selectorKind
 }
 
 var (
-	policyApplies = selectorKind{name: "NetworkPolicy", consequence: "applies to no pod", needsIntent: true}
-	policyAdmits  = selectorKind{name: "NetworkPolicy", consequence: "admits no pod through this peer", needsIntent: true}
+	policyApplies = selectorKind{Name: "NetworkPolicy", Consequence: "applies to no pod", NeedsIntent: true}
+	policyAdmits  = selectorKind{Name: "NetworkPolicy", Consequence: "admits no pod through this peer", NeedsIntent: true}
 )
 
 func summarizeNetworkPolicyPods(p *analysis.Pass) (networkPolicyPodsSummary, bool) {
 	obj := p.Object
-	s := networkPolicyPodsSummary{servicePodsSummary: servicePodsSummary{ns: obj.EffectiveNamespace()}}
+	s := networkPolicyPodsSummary{servicePodsSummary: servicePodsSummary{NS: obj.EffectiveNamespace()}}
 	if obj.Kind != "NetworkPolicy" || obj.Group() != "networking.k8s.io" {
 		return s, summarizeMakers(p, &s.servicePodsSummary)
 	}
 	spec := manifest.MapGet(obj.Node, "spec")
 	if sel := equalitySelector(p, manifest.MapGet(spec, "podSelector"), "spec.podSelector"); sel != nil {
-		s.selectors = append(s.selectors, policySelector{sel, policyApplies})
+		s.Selectors = append(s.Selectors, policySelector{sel, policyApplies})
 	}
 	for _, dir := range [][2]string{{"ingress", "from"}, {"egress", "to"}} {
 		for i, rule := range items(manifest.MapGet(spec, dir[0])) {
@@ -52,25 +52,25 @@ func summarizeNetworkPolicyPods(p *analysis.Pass) (networkPolicyPodsSummary, boo
 				}
 				at := fmt.Sprintf("spec.%s[%d].%s[%d].podSelector", dir[0], i, dir[1], j)
 				if sel := equalitySelector(p, manifest.MapGet(peer, "podSelector"), at); sel != nil {
-					s.selectors = append(s.selectors, policySelector{sel, policyAdmits})
+					s.Selectors = append(s.Selectors, policySelector{sel, policyAdmits})
 				}
 			}
 		}
 	}
-	return s, len(s.selectors) > 0
+	return s, len(s.Selectors) > 0
 }
 
 func finishNetworkPolicyPods(p *analysis.CrossPass, summaries []networkPolicyPodsSummary) {
 	ev := gatherSelectionEvidence(p, len(summaries), func(i int) selectionPart {
 		s := summaries[i]
-		return selectionPart{ns: s.ns, pods: s.pods, unknown: s.unknown, relabel: s.relabel}
+		return selectionPart{ns: s.NS, pods: s.Pods, unknown: s.Unknown, relabel: s.Relabel}
 	})
 	for i, s := range summaries {
-		if len(s.selectors) == 0 || p.Unread(p.Application(i)) {
+		if len(s.Selectors) == 0 || p.Unread(p.Application(i)) {
 			continue
 		}
-		for _, ps := range s.selectors {
-			if f, ok := ev.judge(p.Application(i), s.ns, ps.sel, ps.kind); ok {
+		for _, ps := range s.Selectors {
+			if f, ok := ev.judge(p.Application(i), s.NS, ps.Sel, ps.Kind); ok {
 				p.Report(f)
 			}
 		}

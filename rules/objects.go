@@ -17,7 +17,7 @@ import (
 )
 
 // nsName is an object's namespace and name, a key across objects.
-type nsName struct{ ns, name string }
+type nsName struct{ NS, Name string }
 
 // appNS is a namespace of one application.
 type appNS struct {

@@ -21,11 +21,11 @@ var pdbNoMatchingPods = Register(&analysis.Rule{
 
 func summarizePDBPods(p *analysis.Pass) (servicePodsSummary, bool) {
 	obj := p.Object
-	s := servicePodsSummary{ns: obj.EffectiveNamespace()}
+	s := servicePodsSummary{NS: obj.EffectiveNamespace()}
 	if obj.Kind == "PodDisruptionBudget" && obj.Group() == "policy" {
 		sel := manifest.Path(obj.Node, "spec", "selector")
-		s.svc = equalitySelector(p, sel, "spec.selector")
-		return s, s.svc != nil
+		s.Svc = equalitySelector(p, sel, "spec.selector")
+		return s, s.Svc != nil
 	}
 	return s, summarizeMakers(p, &s)
 }
@@ -39,7 +39,7 @@ func equalitySelector(p *analysis.Pass, n *yaml.Node, at string) *selectingServi
 		return nil
 	}
 	obj := p.Object
-	pdb := &selectingService{name: obj.Name, selector: map[string]string{}, explicitNS: obj.Namespace != ""}
+	pdb := &selectingService{Name: obj.Name, Selector: map[string]string{}, ExplicitNS: obj.Namespace != ""}
 	for _, r := range parsed.Requirements {
 		if r.Op != selector.In || len(r.Values) != 1 || r.Node == nil {
 			return nil
@@ -47,10 +47,10 @@ func equalitySelector(p *analysis.Pass, n *yaml.Node, at string) *selectingServi
 		if placeholder(r.Values[0]) {
 			continue // filled in before the apply: any pod may carry it
 		}
-		if _, twice := pdb.selector[r.Key]; twice {
+		if _, twice := pdb.Selector[r.Key]; twice {
 			return nil
 		}
-		pdb.selector[r.Key] = r.Values[0]
+		pdb.Selector[r.Key] = r.Values[0]
 		// Report at a matchLabels key, as for a Service; an expression at
 		// its item.
 		node, field := r.Node, at+"."+r.Path
@@ -59,31 +59,31 @@ func equalitySelector(p *analysis.Pass, n *yaml.Node, at string) *selectingServi
 				node, field = k, at+"."+manifest.Keys("matchLabels", r.Key).String()
 			}
 		}
-		pdb.entries = append(pdb.entries, entryAt{r.Key, node.Line, node.Column, field})
-		if len(pdb.entries) == 1 {
-			pdb.at = p.Finding(node, "", nil, "")
+		pdb.Entries = append(pdb.Entries, entryAt{r.Key, node.Line, node.Column, field})
+		if len(pdb.Entries) == 1 {
+			pdb.At = p.Finding(node, "", nil, "")
 		}
 	}
-	if len(pdb.entries) == 0 {
+	if len(pdb.Entries) == 0 {
 		return nil
 	}
 	for k, v := range obj.SelectorLabels {
-		pdb.selector[k] = v // commonLabels: kustomize adds them to the budget's matchLabels too
+		pdb.Selector[k] = v // commonLabels: kustomize adds them to the budget's matchLabels too
 	}
-	pdb.nsAt = namespaceFinding(p, pdb.at)
+	pdb.NsAt = namespaceFinding(p)
 	return pdb
 }
 
 func finishPDBPods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 	ev := gatherSelectionEvidence(p, len(summaries), func(i int) selectionPart {
 		s := summaries[i]
-		return selectionPart{ns: s.ns, pods: s.pods, unknown: s.unknown, relabel: s.relabel}
+		return selectionPart{ns: s.NS, pods: s.Pods, unknown: s.Unknown, relabel: s.Relabel}
 	})
 	for i, s := range summaries {
-		if s.svc == nil || p.Unread(p.Application(i)) {
+		if s.Svc == nil || p.Unread(p.Application(i)) {
 			continue
 		}
-		if f, ok := ev.judge(p.Application(i), s.ns, s.svc, pdbSelects); ok {
+		if f, ok := ev.judge(p.Application(i), s.NS, s.Svc, pdbSelects); ok {
 			p.Report(f)
 		}
 	}

@@ -27,18 +27,19 @@ func newPodIndex() *podIndex {
 func (ix *podIndex) add(p *pods, app analysis.AppID) {
 	ix.all = append(ix.all, p)
 	ix.app[p] = app
-	ix.owners[appOwner{app, p.owner}] = true
-	for k, v := range p.fixed {
+	ix.owners[appOwner{app, p.Owner}] = true
+	for _, l := range p.Fixed {
+		k, v := l.Key, l.Value
 		if placeholder(v) {
 			ix.byKey[k] = append(ix.byKey[k], p) // any value, see has
 		} else {
 			ix.byLabel[[2]string{k, v}] = append(ix.byLabel[[2]string{k, v}], p)
 		}
 	}
-	for k := range p.varying {
+	for k := range p.Varying {
 		ix.byKey[k] = append(ix.byKey[k], p)
 	}
-	for k := range p.oneOf {
+	for k := range p.OneOf {
 		ix.byKey[k] = append(ix.byKey[k], p)
 	}
 }
@@ -83,7 +84,7 @@ func (ix *podIndex) carried(sel map[string]string, app analysis.AppID) bool {
 // of overlays/ha): app is applied with its own copy, which may carry
 // other labels.
 func (ix *podIndex) copyElsewhere(t *pods, app analysis.AppID) bool {
-	return ix.app[t] != app && ix.owners[appOwner{app, t.owner}]
+	return ix.app[t] != app && ix.owners[appOwner{app, t.Owner}]
 }
 
 // misspelt reports whether a template carries all of sel but one entry,
@@ -130,14 +131,14 @@ func (p *pods) slipsOnly(sel map[string]string) bool {
 // or v under a key one slip from k; words shorter than four letters are
 // too short to tell a slip from another word.
 func (p *pods) nearly(k, v string) bool {
-	if have, ok := p.fixed[k]; ok && len(v) >= 4 && oneSlip(have, v) {
+	if have, ok := p.Fixed.Get(k); ok && len(v) >= 4 && oneSlip(have, v) {
 		return true
 	}
 	if len(k) < 4 {
 		return false
 	}
-	for have, hv := range p.fixed {
-		if hv == v && oneSlip(have, k) {
+	for _, l := range p.Fixed {
+		if l.Value == v && oneSlip(l.Key, k) {
 			return true
 		}
 	}

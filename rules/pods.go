@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/intern"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/schema"
 	"github.com/shipshape-dev/shipshape/internal/selector"
@@ -19,35 +20,35 @@ import (
 // template's labels and those its controller adds. A summary for the
 // cross-resource rules: no node is kept.
 type pods struct {
-	owner string // Deployment/rng
-	ns    string
-	file  string // the file that defines it, as named
+	Owner string // Deployment/rng
+	NS    string
+	File  string // the file that defines it, as named
 	// fixed labels have one value on every pod; varying ones take a value
 	// per pod that no manifest knows (hashes, uids, indexes): a selector on
 	// any value of them may match; oneOf ones take one of a known set
 	// (StatefulSet pod names).
-	fixed   map[string]string
-	varying map[string]bool
-	oneOf   map[string][]string
+	Fixed   selector.Set
+	Varying map[string]bool
+	OneOf   map[string][]string
 	// own is the controller's metadata.labels that its pods do not get
 	// (the template lacks them), as "\nk=v\n…\n", or "": a Service that
 	// selects those selects no pod of it, the classic mix-up.
-	own string
+	Own string
 }
 
 // ownHas reports whether the controller carries k=v in its own labels.
 func (p *pods) ownHas(k, v string) bool {
-	return p.own != "" && strings.Contains(p.own, "\n"+k+"="+v+"\n")
+	return p.Own != "" && strings.Contains(p.Own, "\n"+k+"="+v+"\n")
 }
 
 // has reports whether some pod carries k=v.
 func (p *pods) has(k, v string) bool {
-	if have, ok := p.fixed[k]; ok {
+	if have, ok := p.Fixed.Get(k); ok {
 		// A placeholder is filled in before the apply (Flux postBuild,
 		// envsubst): it may be v.
 		return have == v || placeholder(have)
 	}
-	return p.varying[k] || slices.Contains(p.oneOf[k], v)
+	return p.Varying[k] || slices.Contains(p.OneOf[k], v)
 }
 
 // carries reports whether p's pods carry every entry of sel: missing
@@ -121,28 +122,30 @@ func podsOf(p *analysis.Pass) []*pods {
 // PodTemplate objects make no pods.
 func makesPods(obj *manifest.Object) []*pods {
 	g := obj.Group()
-	mk := func(tmpl *yaml.Node, varying map[string]bool) *pods {
-		p := &pods{owner: obj.Kind + "/" + obj.Name, ns: obj.EffectiveNamespace(), file: obj.File, varying: varying}
-		p.fixed = selector.Labels(manifest.Path(tmpl, "metadata", "labels"))
-		if p.fixed == nil || len(obj.SelectorLabels) > 0 {
-			fixed := make(map[string]string, len(p.fixed)+len(obj.SelectorLabels))
-			for k, v := range p.fixed {
-				fixed[k] = v
-			}
-			for k, v := range obj.SelectorLabels {
-				fixed[k] = v
-			}
-			p.fixed = fixed
+	// mk is the pods of template tmpl, with the labels of every pod
+	// (varying) and those its controller adds (added: the Job's name).
+	mk := func(tmpl *yaml.Node, varying map[string]bool, added ...selector.Label) *pods {
+		p := &pods{Owner: obj.Kind + "/" + obj.Name, NS: intern.String(obj.EffectiveNamespace()), File: obj.File, Varying: varying}
+		fixed := selector.Labels(manifest.Path(tmpl, "metadata", "labels"))
+		if fixed == nil {
+			fixed = map[string]string{}
 		}
+		for k, v := range obj.SelectorLabels {
+			fixed[k] = v
+		}
+		for _, l := range added {
+			fixed[l.Key] = l.Value
+		}
+		p.Fixed = selector.SetOf(fixed)
 		var own []string
 		for k, v := range selector.Labels(manifest.Path(obj.Node, "metadata", "labels")) {
-			if have, ok := p.fixed[k]; !ok || have != v {
+			if have, ok := fixed[k]; !ok || have != v {
 				own = append(own, k+"="+v)
 			}
 		}
 		if len(own) > 0 {
 			sort.Strings(own)
-			p.own = "\n" + strings.Join(own, "\n") + "\n"
+			p.Own = "\n" + strings.Join(own, "\n") + "\n"
 		}
 		return p
 	}
@@ -174,22 +177,19 @@ func makesPods(obj *manifest.Object) []*pods {
 		if t := template(); t != nil {
 			p := mk(t, statefulLabels)
 			if n, ok := replicas(obj); ok {
-				p.oneOf = map[string][]string{}
+				p.OneOf = map[string][]string{}
 				for i := range n {
-					p.oneOf["statefulset.kubernetes.io/pod-name"] = append(p.oneOf["statefulset.kubernetes.io/pod-name"], fmt.Sprintf("%s-%d", obj.Name, i))
-					p.oneOf["apps.kubernetes.io/pod-index"] = append(p.oneOf["apps.kubernetes.io/pod-index"], strconv.Itoa(i))
+					p.OneOf["statefulset.kubernetes.io/pod-name"] = append(p.OneOf["statefulset.kubernetes.io/pod-name"], fmt.Sprintf("%s-%d", obj.Name, i))
+					p.OneOf["apps.kubernetes.io/pod-index"] = append(p.OneOf["apps.kubernetes.io/pod-index"], strconv.Itoa(i))
 				}
 			} else {
-				p.varying = statefulUnknown
+				p.Varying = statefulUnknown
 			}
 			add(p)
 		}
 	case obj.Kind == "Job" && g == "batch":
 		if t := template(); t != nil {
-			p := mk(t, jobLabels)
-			p.fixed["job-name"] = obj.Name
-			p.fixed["batch.kubernetes.io/job-name"] = obj.Name
-			add(p)
+			add(mk(t, jobLabels, selector.Label{Key: "job-name", Value: obj.Name}, selector.Label{Key: "batch.kubernetes.io/job-name", Value: obj.Name}))
 		}
 	case obj.Kind == "CronJob" && g == "batch":
 		if t := manifest.Path(obj.Node, "spec", "jobTemplate", "spec", "template"); t != nil && t.Kind == yaml.MappingNode {
@@ -197,12 +197,13 @@ func makesPods(obj *manifest.Object) []*pods {
 		}
 	case isLWS(obj):
 		for _, lp := range lwsPodLabels(obj) {
-			p := &pods{owner: obj.Kind + "/" + obj.Name, ns: obj.EffectiveNamespace(), file: obj.File, fixed: lp.labels, varying: lwsLeaderLabels}
-			if !lp.leader {
+			p := &pods{Owner: obj.Kind + "/" + obj.Name, NS: intern.String(obj.EffectiveNamespace()), File: obj.File, Varying: lwsLeaderLabels}
+			if !lp.Leader {
 				// Workers have indexes 1 and up; the leader's is fixed at 0.
-				delete(p.fixed, lwsWorkerIndexLabel)
-				p.varying = lwsWorkerLabels
+				delete(lp.Labels, lwsWorkerIndexLabel)
+				p.Varying = lwsWorkerLabels
 			}
+			p.Fixed = selector.SetOf(lp.Labels)
 			add(p)
 		}
 	case obj.Kind == "Rollout" && g == "argoproj.io":
@@ -211,9 +212,7 @@ func makesPods(obj *manifest.Object) []*pods {
 		}
 	case isDeploymentConfig(obj):
 		if t := template(); t != nil {
-			p := mk(t, dcLabels)
-			p.fixed["deploymentconfig"] = obj.Name
-			add(p)
+			add(mk(t, dcLabels, selector.Label{Key: "deploymentconfig", Value: obj.Name}))
 		}
 	}
 	return out

@@ -80,11 +80,11 @@ func (ev *selectionEvidence) judge(app analysis.AppID, ns string, sel *selecting
 		return ev.wrongNamespace(app, ns, sel, kind)
 	}
 	ix := ev.templates[ns]
-	if ix.carried(sel.selector, app) {
+	if ix.carried(sel.Selector, app) {
 		return analysis.Finding{}, false
 	}
-	own := ix.sharingMost(sel, app, ns == "kube-system" || kind.needsIntent)
-	if own == nil && kind.needsIntent && !ix.misspelt(sel.selector) {
+	own := ix.sharingMost(sel, app, ns == "kube-system" || kind.NeedsIntent)
+	if own == nil && kind.NeedsIntent && !ix.misspelt(sel.Selector) {
 		// Nothing says the selector was meant for the pods the repository
 		// shows (a policy's peer, a budget or monitor for a Helm release's
 		// pods beside the application's own).
@@ -96,14 +96,14 @@ func (ev *selectionEvidence) judge(app analysis.AppID, ns string, sel *selecting
 		// at run time (a role of the application that may patch pods
 		// there, a known operator's label) or a custom resource there
 		// may make pods under those labels.
-		if ev.relabel.in(app, ns) || ev.unknown[appNS{app, ns}] || labelledAtRunTime(own.missing(sel.selector)) {
+		if ev.relabel.in(app, ns) || ev.unknown[appNS{app, ns}] || labelledAtRunTime(own.missing(sel.Selector)) {
 			return analysis.Finding{}, false
 		}
 	} else if ev.unknown[appNS{app, ns}] || ev.operator[app] {
 		// An operator may make pods, or label its own, under labels no
 		// template shows, but not under a near-miss of the labels of the
 		// templates written.
-		if !ix.misspelt(sel.selector) {
+		if !ix.misspelt(sel.Selector) {
 			return analysis.Finding{}, false
 		}
 	}
@@ -115,10 +115,10 @@ func (ev *selectionEvidence) judge(app analysis.AppID, ns string, sel *selecting
 func (ix *podIndex) sharingMost(sel *selectingService, app analysis.AppID, loose bool) *pods {
 	var best *pods
 	for _, t := range ix.all {
-		if ix.app[t] != app || !t.sharesMost(sel.selector, sel.entries, loose) {
+		if ix.app[t] != app || !t.sharesMost(sel.Selector, sel.Entries, loose) {
 			continue
 		}
-		if best == nil || t.lacking(sel.selector) < best.lacking(sel.selector) {
+		if best == nil || t.lacking(sel.Selector) < best.lacking(sel.Selector) {
 			best = t
 		}
 	}
@@ -131,65 +131,71 @@ func (ix *podIndex) sharingMost(sel *selectingService, app analysis.AppID, loose
 // namespaces written (or set by a kustomization) count: a manifest without
 // one is applied wherever the apply points.
 func (ev *selectionEvidence) wrongNamespace(app analysis.AppID, ns string, sel *selectingService, kind selectorKind) (analysis.Finding, bool) {
-	if !sel.explicitNS || ns == "default" || ev.unknown[appNS{app, ns}] {
+	if !sel.ExplicitNS || ns == "default" || ev.unknown[appNS{app, ns}] {
 		return analysis.Finding{}, false
 	}
-	if ix := ev.templates[ns]; ix != nil && ix.carried(sel.selector, app) {
+	if ix := ev.templates[ns]; ix != nil && ix.carried(sel.Selector, app) {
 		return analysis.Finding{}, false
 	}
 	var where []string
 	var first *pods
 	for _, t := range ev.byApp[app] {
-		if t.ns != ns && t.ns != "default" && t.carries(sel.selector) {
+		if t.NS != ns && t.NS != "default" && t.carries(sel.Selector) {
 			if first == nil {
 				first = t
 			}
-			if !slices.Contains(where, t.ns) {
-				where = append(where, t.ns)
+			if !slices.Contains(where, t.NS) {
+				where = append(where, t.NS)
 			}
 		}
 	}
 	if first == nil {
 		return analysis.Finding{}, false
 	}
-	f := sel.nsAt
+	f := sel.At
+	if sel.NsAt != nil {
+		f = *sel.NsAt
+	}
 	f.Message = fmt.Sprintf("%s %q in namespace %s selects %s, which no %s in namespace %s carries; %s of its application carries it in namespace %s, and a %s selects in its own namespace only, so it %s; move it to namespace %s, or %s to %s",
-		kind.name, sel.name, ns, labelList(sel.selector), kind.carrier(), ns, first.owner, strings.Join(where, ", "), kind.name, kind.consequence, where[0], first.owner, ns)
+		kind.Name, sel.Name, ns, labelList(sel.Selector), kind.carrier(), ns, first.Owner, strings.Join(where, ", "), kind.Name, kind.Consequence, where[0], first.Owner, ns)
 	return f, true
 }
 
 // selectorKind names what selects, for the messages.
 type selectorKind struct {
-	name        string // Service
-	consequence string // has no endpoints
+	Name        string // Service
+	Consequence string // has no endpoints
 	// selects is what the selector matches the labels of, when not the
 	// pods of templates: "Service" (a ServiceMonitor).
-	selects string
+	Selects string
 	// needsIntent: judged only when a template (or Service) of the
 	// application carries most of the selector, a value under another key
 	// counting (a renamed label), or carries it but for one entry
 	// misspelt. Such selectors often select what other installs make.
-	needsIntent bool
+	NeedsIntent bool
 }
 
 // carrier names what carries the labels a selector matches.
 func (k selectorKind) carrier() string {
-	if k.selects != "" {
-		return k.selects
+	if k.Selects != "" {
+		return k.Selects
 	}
 	return "pod template"
 }
 
 var (
-	serviceSelects = selectorKind{name: "Service", consequence: "has no endpoints"}
-	pdbSelects     = selectorKind{name: "PodDisruptionBudget", consequence: "guards no pod against eviction", needsIntent: true}
+	serviceSelects = selectorKind{Name: "Service", Consequence: "has no endpoints"}
+	pdbSelects     = selectorKind{Name: "PodDisruptionBudget", Consequence: "guards no pod against eviction", NeedsIntent: true}
 )
 
 // namespaceFinding returns where to report that obj is in the wrong
-// namespace: its metadata.namespace, else (set by a kustomization) at.
-func namespaceFinding(p *analysis.Pass, at analysis.Finding) analysis.Finding {
+// namespace: its metadata.namespace, else nil for the selector's place
+// (a namespace set by a kustomization). Nil, not a copy of that place: a
+// summary keeps it for every Service until the run's end.
+func namespaceFinding(p *analysis.Pass) *analysis.Finding {
 	if n := manifest.Path(p.Object.Node, "metadata", "namespace"); n != nil {
-		return p.Finding(n, "metadata.namespace", nil, "")
+		f := p.Finding(n, "metadata.namespace", nil, "")
+		return &f
 	}
-	return at
+	return nil
 }

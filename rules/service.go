@@ -19,9 +19,9 @@ var serviceEmptySelector = Register(&analysis.Rule{
 // emptySelectorSummary is a Service without a selector (finding set), or
 // the name of the Service an Endpoints or EndpointSlice serves (managed).
 type emptySelectorSummary struct {
-	key     nsName
-	managed bool
-	finding analysis.Finding
+	Key     nsName
+	Managed bool
+	Finding analysis.Finding
 }
 
 func summarizeEmptySelector(p *analysis.Pass) (emptySelectorSummary, bool) {
@@ -29,10 +29,10 @@ func summarizeEmptySelector(p *analysis.Pass) (emptySelectorSummary, bool) {
 	ns := obj.EffectiveNamespace()
 	switch {
 	case obj.Kind == "Endpoints" && obj.APIVersion == "v1":
-		return emptySelectorSummary{key: nsName{ns, obj.Name}, managed: true}, true
+		return emptySelectorSummary{Key: nsName{ns, obj.Name}, Managed: true}, true
 	case obj.Kind == "EndpointSlice" && obj.Group() == "discovery.k8s.io":
 		if svc := manifest.ScalarValue(manifest.Path(obj.Node, "metadata", "labels", "kubernetes.io/service-name")); svc != "" {
-			return emptySelectorSummary{key: nsName{ns, svc}, managed: true}, true
+			return emptySelectorSummary{Key: nsName{ns, svc}, Managed: true}, true
 		}
 	case isService(obj):
 		specKey, spec := manifest.MapEntry(obj.Node, "spec")
@@ -58,8 +58,8 @@ func summarizeEmptySelector(p *analysis.Pass) (emptySelectorSummary, bool) {
 			at, _ = manifest.MapEntry(obj.Node, "kind")
 		}
 		return emptySelectorSummary{
-			key: nsName{ns, obj.Name},
-			finding: p.Finding(at, "spec.selector", nil,
+			Key: nsName{ns, obj.Name},
+			Finding: p.Finding(at, "spec.selector", nil,
 				"Service %q has %s and no Endpoints or EndpointSlice for it is in the input: nothing will manage its endpoints (add a selector, or ship the Endpoints)",
 				obj.Name, what),
 		}, true
@@ -70,13 +70,13 @@ func summarizeEmptySelector(p *analysis.Pass) (emptySelectorSummary, bool) {
 func finishEmptySelector(p *analysis.CrossPass, summaries []emptySelectorSummary) {
 	managed := map[nsName]bool{}
 	for _, s := range summaries {
-		if s.managed {
-			managed[s.key] = true
+		if s.Managed {
+			managed[s.Key] = true
 		}
 	}
 	for _, s := range summaries {
-		if !s.managed && !managed[s.key] {
-			p.Report(s.finding)
+		if !s.Managed && !managed[s.Key] {
+			p.Report(s.Finding)
 		}
 	}
 }

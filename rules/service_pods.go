@@ -24,36 +24,36 @@ var serviceNoMatchingPods = Register(&analysis.Rule{
 // a workload makes, an endpoints object's name, or a custom resource that
 // may make pods.
 type servicePodsSummary struct {
-	ns string
+	NS string
 	// A Service with a selector (a pointer: most summaries are of
 	// workloads, and every repository's are kept until Finish).
-	svc *selectingService
+	Svc *selectingService
 	// The pods a workload makes.
-	pods []*pods
+	Pods []*pods
 	// Endpoints or an EndpointSlice for the Service named.
-	endpointsFor string
+	EndpointsFor string
 	// A custom resource of a kind shipshape does not know.
-	unknown string
+	Unknown string
 	// Where a Role or ClusterRole lets its subjects patch pods: an
 	// operator that labels its own pods at run time (minio's leader).
-	relabel *relabelScope
+	Relabel *relabelScope
 }
 
 // selectingService is a Service with a selector.
 type selectingService struct {
-	name     string
-	selector map[string]string
-	at       analysis.Finding // at the selector's first entry
-	entries  []entryAt        // where each key of the selector is written
+	Name     string
+	Selector map[string]string
+	At       analysis.Finding // at the selector's first entry
+	Entries  []entryAt        // where each key of the selector is written
 	// explicitNS: the namespace is written (or set by a kustomization),
 	// not left to the apply's default.
-	explicitNS bool
-	nsAt       analysis.Finding // at metadata.namespace, else the selector
+	ExplicitNS bool
+	NsAt       *analysis.Finding // at metadata.namespace; nil: at the selector (At)
 }
 
 func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 	obj := p.Object
-	s := servicePodsSummary{ns: obj.EffectiveNamespace()}
+	s := servicePodsSummary{NS: obj.EffectiveNamespace()}
 	switch {
 	case isService(obj):
 		spec := manifest.MapGet(obj.Node, "spec")
@@ -61,7 +61,7 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 		if isExternalName(spec) || sel == nil || sel.Kind != yaml.MappingNode {
 			return s, false
 		}
-		svc := &selectingService{name: obj.Name, selector: map[string]string{}, explicitNS: obj.Namespace != ""}
+		svc := &selectingService{Name: obj.Name, Selector: map[string]string{}, ExplicitNS: obj.Namespace != ""}
 		for i := 0; i+1 < len(sel.Content); i += 2 {
 			k, v := sel.Content[i], sel.Content[i+1]
 			if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode {
@@ -70,25 +70,25 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 			if placeholder(v.Value) {
 				continue // filled in before the apply: any pod may carry it
 			}
-			svc.selector[k.Value] = v.Value
-			svc.entries = append(svc.entries, entryAt{k.Value, k.Line, k.Column, manifest.Keys("spec", "selector", k.Value).String()})
+			svc.Selector[k.Value] = v.Value
+			svc.Entries = append(svc.Entries, entryAt{k.Value, k.Line, k.Column, manifest.Keys("spec", "selector", k.Value).String()})
 		}
-		if len(svc.entries) == 0 {
+		if len(svc.Entries) == 0 {
 			return s, false
 		}
-		svc.at = p.Finding(sel.Content[0], "", nil, "")
-		svc.nsAt = namespaceFinding(p, svc.at)
+		svc.At = p.Finding(sel.Content[0], "", nil, "")
+		svc.NsAt = namespaceFinding(p)
 		for k, v := range obj.SelectorLabels {
-			svc.selector[k] = v
+			svc.Selector[k] = v
 		}
-		s.svc = svc
+		s.Svc = svc
 		return s, true
 	case obj.Kind == "Endpoints" && obj.APIVersion == "v1":
-		s.endpointsFor = obj.Name
+		s.EndpointsFor = obj.Name
 		return s, true
 	case obj.Kind == "EndpointSlice" && obj.Group() == "discovery.k8s.io":
-		s.endpointsFor = manifest.ScalarValue(manifest.Path(obj.Node, "metadata", "labels", "kubernetes.io/service-name"))
-		return s, s.endpointsFor != ""
+		s.EndpointsFor = manifest.ScalarValue(manifest.Path(obj.Node, "metadata", "labels", "kubernetes.io/service-name"))
+		return s, s.EndpointsFor != ""
 	}
 	return s, summarizeMakers(p, &s)
 }
@@ -97,15 +97,15 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 // namespace: those it makes, a role that may relabel them, or a custom
 // resource whose operator may make some.
 func summarizeMakers(p *analysis.Pass, s *servicePodsSummary) bool {
-	if s.pods = podsOf(p); len(s.pods) > 0 {
+	if s.Pods = podsOf(p); len(s.Pods) > 0 {
 		return true
 	}
 	if scope, ok := podRelabelScope(p.Object); ok {
-		s.relabel = &scope
+		s.Relabel = &scope
 		return true
 	}
 	if mayMakePods(p.Object) {
-		s.unknown = p.Object.Kind
+		s.Unknown = p.Object.Kind
 		return true
 	}
 	return false
@@ -120,21 +120,21 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 	// the selector (the namespace is the mistake).
 	ev := gatherSelectionEvidence(p, len(summaries), func(i int) selectionPart {
 		s := summaries[i]
-		return selectionPart{ns: s.ns, pods: s.pods, endpointsFor: s.endpointsFor, unknown: s.unknown, relabel: s.relabel}
+		return selectionPart{ns: s.NS, pods: s.Pods, endpointsFor: s.EndpointsFor, unknown: s.Unknown, relabel: s.Relabel}
 	})
 	for i, s := range summaries {
-		if s.svc == nil || ev.managed[nsName{s.ns, s.svc.name}] {
+		if s.Svc == nil || ev.managed[nsName{s.NS, s.Svc.Name}] {
 			continue
 		}
 		app := p.Application(i)
 		if p.Unread(app) {
 			continue
 		}
-		if f, ok := ev.leftOut(app, s.ns, s.svc); ok {
+		if f, ok := ev.leftOut(app, s.NS, s.Svc); ok {
 			p.Report(f)
 			continue
 		}
-		if f, ok := ev.judge(app, s.ns, s.svc, serviceSelects); ok {
+		if f, ok := ev.judge(app, s.NS, s.Svc, serviceSelects); ok {
 			p.Report(f)
 		}
 	}
@@ -145,7 +145,7 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 // own, when not nil, is a template of the selector's application that
 // carries most of it: the selector is judged even in kube-system.
 func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.AppID, own *pods, kind selectorKind) (analysis.Finding, bool) {
-	if ix.carried(svc.selector, app) {
+	if ix.carried(svc.Selector, app) {
 		return analysis.Finding{}, false
 	}
 	// The closest template lacks the fewest entries, those it has one
@@ -161,11 +161,11 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 		if ix.copyElsewhere(c, app) {
 			continue
 		}
-		n := c.lacking(svc.selector)
+		n := c.lacking(svc.Selector)
 		if closest != nil && n > fewest {
 			continue
 		}
-		s, r, m := c.slipsOnly(svc.selector), c.renamedAny(svc.selector), ix.app[c] == app
+		s, r, m := c.slipsOnly(svc.Selector), c.renamedAny(svc.Selector), ix.app[c] == app
 		if closest == nil || n < fewest || s && !slip || s == slip && (r && !renamed || r == renamed && m && !mine) {
 			closest, fewest, slip, renamed, mine = c, n, s, r, m
 		}
@@ -174,12 +174,12 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 	// not in its template's, is the one meant: name it.
 	var ownOnly []string
 	for _, c := range ix.all {
-		if c.own == "" || ix.copyElsewhere(c, app) {
+		if c.Own == "" || ix.copyElsewhere(c, app) {
 			continue
 		}
 		var only []string
-		for _, k := range sortedKeys(svc.selector) {
-			if v := svc.selector[k]; !c.has(k, v) {
+		for _, k := range sortedKeys(svc.Selector) {
+			if v := svc.Selector[k]; !c.has(k, v) {
 				if !c.ownHas(k, v) {
 					only = nil
 					break
@@ -193,18 +193,18 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 		}
 	}
 	var has []string
-	for _, k := range sortedKeys(svc.selector) {
-		if closest.has(k, svc.selector[k]) {
-			has = append(has, k+"="+svc.selector[k])
+	for _, k := range sortedKeys(svc.Selector) {
+		if closest.has(k, svc.Selector[k]) {
+			has = append(has, k+"="+svc.Selector[k])
 		}
 	}
 	if len(has) == 0 && own != nil {
 		// Its own template, whose label the selector has under another
 		// key, or a value one slip away, is the one meant.
 		closest = own
-		for _, k := range sortedKeys(svc.selector) {
-			if closest.has(k, svc.selector[k]) {
-				has = append(has, k+"="+svc.selector[k])
+		for _, k := range sortedKeys(svc.Selector) {
+			if closest.has(k, svc.Selector[k]) {
+				has = append(has, k+"="+svc.Selector[k])
 			}
 		}
 	}
@@ -215,11 +215,11 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 		// those (kube-prometheus's kube-scheduler discovery Service).
 		return analysis.Finding{}, false
 	}
-	lacks := closest.missing(svc.selector)
+	lacks := closest.missing(svc.Selector)
 	// Blame an entry no template carries, else one the closest lacks.
 	blame := ""
-	for _, k := range sortedKeys(svc.selector) {
-		if !ix.anyHas(k, svc.selector[k]) {
+	for _, k := range sortedKeys(svc.Selector) {
+		if !ix.anyHas(k, svc.Selector[k]) {
 			blame = k
 			break
 		}
@@ -228,27 +228,27 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 		blame, _, _ = strings.Cut(lacks[0], "=")
 	}
 	// An entry a kustomization added is not written: blame the first one.
-	f, e := svc.at, svc.entries[0]
-	for _, x := range svc.entries {
-		if x.key == blame {
+	f, e := svc.At, svc.Entries[0]
+	for _, x := range svc.Entries {
+		if x.Key == blame {
 			e = x
 		}
 	}
-	f.Line, f.Column, f.Field = e.line, e.column, e.field
+	f.Line, f.Column, f.Field = e.Line, e.Column, e.Field
 	// What the closest carries under the keys it lacks shows a slip
 	// (control-plane=controller-manager, not controller-manger).
 	carries := slices.Clone(has)
 	for _, l := range lacks {
 		k, _, _ := strings.Cut(l, "=")
-		if w, ok := closest.fixed[k]; ok {
+		if w, ok := closest.Fixed.Get(k); ok {
 			carries = append(carries, k+"="+w)
 			continue
 		}
 		// The value under another key: the label was renamed.
 		_, v, _ := strings.Cut(l, "=")
-		for _, kk := range sortedKeys(closest.fixed) {
-			if closest.fixed[kk] == v {
-				carries = append(carries, kk+"="+v)
+		for _, l := range closest.Fixed { // sorted by key
+			if l.Value == v {
+				carries = append(carries, l.Key+"="+v)
 				break
 			}
 		}
@@ -267,15 +267,15 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 		what += " (it carries " + own + " only in its own metadata.labels, which its pods do not get)"
 	}
 	f.Message = fmt.Sprintf("%s %q selects %s, which no %s in namespace %s carries: %s %s, so the %s %s; add the label to the %s, or drop it from the selector",
-		kind.name, svc.name, labelList(svc.selector), kind.carrier(), ns, closest.owner, what, kind.name, kind.consequence, kind.carrier())
+		kind.Name, svc.Name, labelList(svc.Selector), kind.carrier(), ns, closest.Owner, what, kind.Name, kind.Consequence, kind.carrier())
 	return f, true
 }
 
 // entryAt is where a selector entry is written.
 type entryAt struct {
-	key          string
-	line, column int
-	field        string // dotted path of the entry in its object
+	Key          string
+	Line, Column int
+	Field        string // dotted path of the entry in its object
 }
 
 // leftOut returns the finding for svc, a Service of an Argo CD
@@ -293,11 +293,11 @@ func (ev *selectionEvidence) leftOut(app analysis.AppID, ns string, svc *selecti
 	var only *pods
 	var by analysis.DirectoryOption
 	for _, t := range ix.all {
-		if !t.carries(svc.selector) {
+		if !t.carries(svc.Selector) {
 			continue
 		}
 		owner := ix.app[t]
-		option, ok := owner.Argo.LeftOutBy(t.file)
+		option, ok := owner.Argo.LeftOutBy(t.File)
 		if !owner.LeftOut || owner.Argo != app.Argo || !ok {
 			return analysis.Finding{}, false
 		}
@@ -308,9 +308,9 @@ func (ev *selectionEvidence) leftOut(app analysis.AppID, ns string, svc *selecti
 	if only == nil {
 		return analysis.Finding{}, false
 	}
-	f, e := svc.at, svc.entries[0]
-	f.Line, f.Column, f.Field = e.line, e.column, e.field
+	f, e := svc.At, svc.Entries[0]
+	f.Line, f.Column, f.Field = e.Line, e.Column, e.Field
 	f.Message = fmt.Sprintf("Service %q selects %s, which only %s carries, in %s, a file Argo CD Application %s (%s) does not apply: its %s %q leaves it out, and nothing else here applies it, so the Service has no endpoints; apply the file (change the %s) or drop the Service",
-		svc.name, labelList(svc.selector), only.owner, only.file, app.Argo.Name, app.Argo.File, by.Name, by.Pattern, by.Name)
+		svc.Name, labelList(svc.Selector), only.Owner, only.File, app.Argo.Name, app.Argo.File, by.Name, by.Pattern, by.Name)
 	return f, true
 }

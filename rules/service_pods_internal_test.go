@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/selector"
 )
 
 // TestPodIndex checks the index service-no-matching-pods looks templates
@@ -12,13 +13,13 @@ import (
 // alphabet of labels, the same answer.
 func TestPodIndex(t *testing.T) {
 	templates := []*pods{
-		{owner: "Deployment/a", fixed: map[string]string{"app": "a", "tier": "web"}, varying: deploymentLabels},
-		{owner: "Deployment/b", fixed: map[string]string{"app": "b"}, varying: deploymentLabels},
+		{Owner: "Deployment/a", Fixed: selector.SetOf(map[string]string{"app": "a", "tier": "web"}), Varying: deploymentLabels},
+		{Owner: "Deployment/b", Fixed: selector.SetOf(map[string]string{"app": "b"}), Varying: deploymentLabels},
 		// fixed wins over a value per pod for the same key
-		{owner: "DaemonSet/c", fixed: map[string]string{"app": "c", "pod-template-hash": "x"}, varying: set("pod-template-hash")},
-		{owner: "StatefulSet/db", fixed: map[string]string{"app": "db"}, varying: statefulLabels,
-			oneOf: map[string][]string{"statefulset.kubernetes.io/pod-name": {"db-0", "db-1"}}},
-		{owner: "Pod/bare", fixed: map[string]string{}, varying: noLabels},
+		{Owner: "DaemonSet/c", Fixed: selector.SetOf(map[string]string{"app": "c", "pod-template-hash": "x"}), Varying: set("pod-template-hash")},
+		{Owner: "StatefulSet/db", Fixed: selector.SetOf(map[string]string{"app": "db"}), Varying: statefulLabels,
+			OneOf: map[string][]string{"statefulset.kubernetes.io/pod-name": {"db-0", "db-1"}}},
+		{Owner: "Pod/bare", Fixed: selector.SetOf(map[string]string{}), Varying: noLabels},
 	}
 	ix := newPodIndex()
 	for _, p := range templates {

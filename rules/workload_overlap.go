@@ -22,21 +22,21 @@ var workloadSelectorOverlap = Register(&analysis.Rule{
 
 // overlapSummary is a controller: its selector and the pods it makes.
 type overlapSummary struct {
-	id       string // Deployment/rng
-	ns       string
-	selector *selector.Selector // no nodes kept
-	at       analysis.Finding   // at the selector
-	pods     []*pods
-	owner    string // the controller that owns this one (Deployment/web), or ""
+	ID       string // Deployment/rng
+	NS       string
+	Selector *selector.Selector // no nodes kept
+	At       analysis.Finding   // at the selector
+	Pods     []*pods
+	Owner    string // the controller that owns this one (Deployment/web), or ""
 	// defaulted is set for a ReplicationController without spec.selector:
 	// the API gives it its template's labels.
-	defaulted bool
+	Defaulted bool
 }
 
 func summarizeOverlap(p *analysis.Pass) (overlapSummary, bool) {
 	obj := p.Object
-	s := overlapSummary{id: obj.Kind + "/" + obj.Name, ns: obj.EffectiveNamespace(), pods: podsOf(p)}
-	if len(s.pods) == 0 || obj.Kind == "Pod" || obj.Kind == "CronJob" {
+	s := overlapSummary{ID: obj.Kind + "/" + obj.Name, NS: obj.EffectiveNamespace(), Pods: podsOf(p)}
+	if len(s.Pods) == 0 || obj.Kind == "Pod" || obj.Kind == "CronJob" {
 		return s, false
 	}
 	spec := manifest.MapGet(obj.Node, "spec")
@@ -59,7 +59,7 @@ func summarizeOverlap(p *analysis.Pass) (overlapSummary, bool) {
 			var labels *yaml.Node
 			selKey, labels = manifest.MapEntry(manifest.Path(spec, "template", "metadata"), "labels")
 			sel, _ = selector.FromMap(labels)
-			s.defaulted = true
+			s.Defaulted = true
 		}
 	case obj.Kind == "Job":
 		if manifest.ScalarValue(manifest.MapGet(spec, "manualSelector")) != "true" {
@@ -79,13 +79,13 @@ func summarizeOverlap(p *analysis.Pass) (overlapSummary, bool) {
 	for i := range sel.Requirements {
 		sel.Requirements[i].Node = nil
 	}
-	s.selector = sel
+	s.Selector = sel
 	field := "spec.selector"
-	if s.defaulted {
+	if s.Defaulted {
 		field = "spec.template.metadata.labels"
 	}
-	s.at = p.Finding(selKey, field, nil, "")
-	s.owner = controllerOwner(obj)
+	s.At = p.Finding(selKey, field, nil, "")
+	s.Owner = controllerOwner(obj)
 	return s, true
 }
 
@@ -119,8 +119,8 @@ func finishOverlap(p *analysis.CrossPass, summaries []overlapSummary) {
 	// the API (selector-template-mismatch says so): it makes no pods.
 	var valid []overlapSummary
 	for _, s := range summaries {
-		for _, pp := range s.pods {
-			if ok, _ := s.selector.Matches(pp.fixed); ok {
+		for _, pp := range s.Pods {
+			if ok, _ := s.Selector.MatchesSet(pp.Fixed); ok {
 				valid = append(valid, s)
 				break
 			}
@@ -133,13 +133,13 @@ func finishOverlap(p *analysis.CrossPass, summaries []overlapSummary) {
 		var others, labels []string
 		told := map[string]bool{} // the same object in two files is told once
 		for j, b := range summaries {
-			if i == j || a.ns != b.ns || a.id == b.id || told[b.id] || a.owner == b.id || b.owner == a.id {
+			if i == j || a.NS != b.NS || a.ID == b.ID || told[b.ID] || a.Owner == b.ID || b.Owner == a.ID {
 				continue // the same object, or one made by the other: its pods are the owner's
 			}
-			for _, pb := range b.pods {
-				if ok, _ := a.selector.Matches(pb.fixed); ok {
-					others, labels = append(others, b.id), append(labels, why(a.selector, pb.fixed))
-					told[b.id] = true
+			for _, pb := range b.Pods {
+				if ok, _ := a.Selector.MatchesSet(pb.Fixed); ok {
+					others, labels = append(others, b.ID), append(labels, why(a.Selector, pb.Fixed))
+					told[b.ID] = true
 					break
 				}
 			}
@@ -147,17 +147,17 @@ func finishOverlap(p *analysis.CrossPass, summaries []overlapSummary) {
 		if len(others) == 0 {
 			continue
 		}
-		f := a.at
-		sel := a.selector.String()
-		if a.defaulted {
+		f := a.At
+		sel := a.Selector.String()
+		if a.Defaulted {
 			sel += ", taken from its template's labels: it sets no spec.selector"
 		}
 		if len(others) == 1 {
 			// The cause and the fix in the message; why it matters in the
 			// detail, for text output's lines to stay short.
 			f.Message = fmt.Sprintf("%s's selector (%s) also selects the pods of %s (its template has %s): give each its own label, or delete the one left over",
-				a.id, sel, others[0], labels[0])
-			f.Detail = "A Service or PodDisruptionBudget over these labels spans the pods of both" + adopts(a.id, others) + "."
+				a.ID, sel, others[0], labels[0])
+			f.Detail = "A Service or PodDisruptionBudget over these labels spans the pods of both" + adopts(a.ID, others) + "."
 		} else {
 			same := allSame(labels)
 			named := slices.Clone(others)
@@ -175,8 +175,8 @@ func finishOverlap(p *analysis.CrossPass, summaries []overlapSummary) {
 				have = " (their templates have " + labels[0] + ")"
 			}
 			f.Message = fmt.Sprintf("%s's selector (%s) also selects the pods of %s%s: give each its own label, or delete those left over",
-				a.id, sel, list, have)
-			f.Detail = "A Service or PodDisruptionBudget over these labels spans the pods of all" + adopts(a.id, others) + "."
+				a.ID, sel, list, have)
+			f.Detail = "A Service or PodDisruptionBudget over these labels spans the pods of all" + adopts(a.ID, others) + "."
 		}
 		p.Report(f)
 	}
@@ -223,7 +223,7 @@ func allSame(ss []string) bool {
 
 // why says what of labels m each requirement of sel looks at: "app=rng,
 // no legacy".
-func why(sel *selector.Selector, m map[string]string) string {
+func why(sel *selector.Selector, m selector.Set) string {
 	var parts []string
 	seen := map[string]bool{}
 	for _, r := range sel.Requirements {
@@ -231,7 +231,7 @@ func why(sel *selector.Selector, m map[string]string) string {
 			continue
 		}
 		seen[r.Key] = true
-		if v, ok := m[r.Key]; ok {
+		if v, ok := m.Get(r.Key); ok {
 			parts = append(parts, r.Key+"="+v)
 		} else {
 			parts = append(parts, "no "+r.Key)

@@ -237,7 +237,7 @@ func (c *chartRun) rendersTemplate(key string) bool {
 func (c *chartRun) quietTemplates(t *renderState, slots []*FileResult) {
 	for _, fr := range slots {
 		if fr.Input.Path != manifest.Stdin && c.rendersTemplate(t.key(fr.Input.Path)) {
-			fr.own, fr.summaries, fr.unreadApp = nil, nil, analysis.AppID{}
+			fr.own, fr.summaries, fr.origins, fr.unreadApp = nil, nil, nil, analysis.AppID{}
 		}
 	}
 }

@@ -15,13 +15,37 @@ import (
 // split per file when it defines an object twice) and runs each rule's
 // Finish once per application, or once over all for Repository rules.
 
-// summary is what a cross-resource rule kept of one object.
+// summary is what a cross-resource rule kept of one object. A large
+// tree keeps hundreds of thousands until Finish, so it is small: where the
+// object is (its file and application, shared by the file's objects) is
+// an index into its FileResult's origins, its place in the file two
+// int32s.
 type summary struct {
-	rule  int // index in Engine.cross
-	file  objectFile
-	app   analysis.AppID // see application
-	obj   objectKey
-	value any
+	value  any
+	doc    int32
+	item   int32
+	rule   int32 // index in Engine.cross
+	origin int32 // index in FileResult.origins
+}
+
+// summaryOrigin is the file and application of summarized objects: one
+// per file, but for ResourceList items placed by their path annotation.
+type summaryOrigin struct {
+	file objectFile
+	app  analysis.AppID // see application
+}
+
+// originOf returns the index in fr.origins of (file, app), adding it.
+// The last one is tried first: a file's objects share one.
+func (fr *FileResult) originOf(file objectFile, app analysis.AppID) int32 {
+	o := summaryOrigin{file, app}
+	for i := len(fr.origins) - 1; i >= 0; i-- {
+		if fr.origins[i] == o {
+			return int32(i)
+		}
+	}
+	fr.origins = append(fr.origins, o)
+	return int32(len(fr.origins) - 1)
 }
 
 // application names the application a file belongs to, for the
@@ -52,7 +76,7 @@ func (e *Engine) observe(fr *FileResult, obj *manifest.Object, k objectKey, app 
 		}
 		fr.optOuts[k] = ignored
 	}
-	fr.summaries = e.summarize(obj, k, app, fr.summaries)
+	e.summarize(fr, obj, k, app)
 	fr.ids, fr.idApp = append(fr.ids, objectID{identity(obj), objectFile{obj.File, obj.Root != ""}}), app
 }
 
@@ -117,16 +141,27 @@ func splitApps(files ...[]*FileResult) map[analysis.AppID]bool {
 	return split
 }
 
-func (e *Engine) summarize(obj *manifest.Object, k objectKey, app analysis.AppID, out []summary) []summary {
+// summarize appends to fr's summaries those of obj, the object k of
+// application app.
+func (e *Engine) summarize(fr *FileResult, obj *manifest.Object, k objectKey, app analysis.AppID) {
 	// One pass per object, its rule set for each: summaries only read it.
 	p := analysis.NewPass(nil, obj, e.cfg, nil)
+	origin := int32(-1)
 	for i, r := range e.cross {
 		p.Rule = r
 		if v, ok := r.Cross.Summarize(p); ok {
-			out = append(out, summary{i, objectFile{obj.File, obj.Root != ""}, app, k, v})
+			if origin < 0 {
+				origin = fr.originOf(objectFile{obj.File, obj.Root != ""}, app)
+			}
+			fr.summaries = append(fr.summaries, summary{v, int32(k.doc), int32(k.item), int32(i), origin})
 		}
 	}
-	return out
+}
+
+// placedSummary is a summary with its origin, for Finish to sort and group.
+type placedSummary struct {
+	*summary
+	*summaryOrigin
 }
 
 // Finish runs the cross-resource rules over the summaries of res's files
@@ -145,7 +180,7 @@ func (e *Engine) Finish(res *Result) {
 func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) {
 	// Pointers, not copies: over a large tree the summaries are most of
 	// what a run keeps.
-	var all []*summary
+	var all []placedSummary
 	res.Resources = 0
 	for _, fr := range res.Files {
 		fr.Findings = append(fr.Findings[:0:0], fr.own...)
@@ -155,7 +190,8 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 	for _, files := range [][]*FileResult{res.Files, res.context} {
 		for _, fr := range files {
 			for i := range fr.summaries {
-				all = append(all, &fr.summaries[i])
+				s := &fr.summaries[i]
+				all = append(all, placedSummary{s, &fr.origins[s.origin]})
 			}
 			if fr.unreadApp != (analysis.AppID{}) {
 				unread[fr.unreadApp] = true
@@ -167,8 +203,8 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 	}
 	if len(e.cross) > 0 && len(all) > 0 {
 		// File order, whatever order files were read in.
-		slices.SortStableFunc(all, func(a, b *summary) int {
-			return cmp.Or(a.file.compare(b.file), cmp.Compare(a.obj.doc, b.obj.doc), cmp.Compare(a.obj.item, b.obj.item))
+		slices.SortStableFunc(all, func(a, b placedSummary) int {
+			return cmp.Or(a.file.compare(b.file), cmp.Compare(a.doc, b.doc), cmp.Compare(a.item, b.item))
 		})
 		reported := reportedOnce{}
 		report := func(f analysis.Finding) {

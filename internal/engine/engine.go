@@ -294,7 +294,7 @@ func (e *Engine) lintFileIn(in manifest.Input, data []byte, ctx manifest.Context
 			}
 			e.observe(fr, obj, objectKey{obj.Doc, obj.Item}, app)
 			for _, a := range more {
-				fr.summaries = e.summarize(obj.Unmemoized(), objectKey{obj.Doc, obj.Item}, a, fr.summaries)
+				e.summarize(fr, obj.Unmemoized(), objectKey{obj.Doc, obj.Item}, a)
 			}
 		}
 	}

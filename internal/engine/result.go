@@ -20,6 +20,7 @@ type FileResult struct {
 	own       []analysis.Finding // Findings without the cross-resource ones
 	objects   int
 	summaries []summary
+	origins   []summaryOrigin // where the summarized objects are (see summary)
 	// unreadApp is the application of a file skipped as a template, or
 	// read by a kustomize root that did not render: what it would make
 	// is unknown to the cross-resource rules.

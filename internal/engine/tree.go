@@ -350,7 +350,7 @@ func (e *Engine) lintInputs(t *renderState, in treeInputs, overlay map[string][]
 				// Read (its lines count), but neither judged nor seen by
 				// the cross-resource rules.
 				fr := e.lintFile(input, data, ctx)
-				fr.own, fr.summaries = nil, nil
+				fr.own, fr.summaries, fr.origins = nil, nil, nil
 				return fr
 			}
 			if ctx.Kustomize == nil { // every root reaching it failed

@@ -44,7 +44,7 @@ type Requirement struct {
 	// "matchExpressions[0]"; for FromMap just the key.
 	Path string
 
-	equality bool // from matchLabels or a map: prints as key=value
+	Equality bool // from matchLabels or a map: prints as key=value
 }
 
 // Selector is a parsed label selector. A nil *Selector is a nil selector
@@ -111,7 +111,7 @@ func FromLabelSelector(n *yaml.Node) (*Selector, []Problem) {
 }
 
 // FromMap parses a plain map selector (Service and ReplicationController
-// spec.selector): equality only. `{}` is Empty, as labels.SelectorFromSet
+// spec.selector): Equality only. `{}` is Empty, as labels.SelectorFromSet
 // makes it; callers judging Services should know that the field is
 // omitempty, so after a round trip through the API server `selector: {}`
 // is no selector at all and the Service selects no pods.
@@ -142,7 +142,7 @@ func (p *parser) equalities(s *Selector, n *yaml.Node, path string) int {
 		}
 		s.Requirements = append(s.Requirements, Requirement{
 			Key: e.key, Op: In, Values: []string{value},
-			Node: e.value, Path: at, equality: true,
+			Node: e.value, Path: at, Equality: true,
 		})
 	}
 	if !ok {
@@ -284,6 +284,12 @@ func (s *Selector) Matches(labels map[string]string) (ok bool, failed *Requireme
 
 func (r *Requirement) matches(labels map[string]string) bool {
 	v, has := labels[r.Key]
+	return r.matchesValue(v, has)
+}
+
+// matchesValue reports whether r matches labels that have value v under
+// its key (has), or lack the key.
+func (r *Requirement) matchesValue(v string, has bool) bool {
 	switch r.Op {
 	case In:
 		return has && slices.Contains(r.Values, v)
@@ -302,7 +308,7 @@ func (r *Requirement) matches(labels map[string]string) bool {
 // as apimachinery prints them.
 func (r Requirement) String() string {
 	switch {
-	case r.equality && r.Op == In && len(r.Values) == 1:
+	case r.Equality && r.Op == In && len(r.Values) == 1:
 		return r.Key + "=" + r.Values[0]
 	case r.Op == Exists:
 		return r.Key

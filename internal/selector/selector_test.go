@@ -79,6 +79,15 @@ func TestFixtures(t *testing.T) {
 				if ok != m.Want || got != m.Failed {
 					t.Errorf("Matches(%v) = %v, %q; want %v, %q", ls, ok, got, m.Want, m.Failed)
 				}
+				// The summaries' compact form answers as the map does.
+				ok, failed = s.MatchesSet(SetOf(ls))
+				got = ""
+				if failed != nil {
+					got = failed.String()
+				}
+				if ok != m.Want || got != m.Failed {
+					t.Errorf("MatchesSet(%v) = %v, %q; want %v, %q", ls, ok, got, m.Want, m.Failed)
+				}
 			}
 		})
 	}
@@ -232,7 +241,7 @@ func checkStrings(t *testing.T, doc string, s *Selector) {
 	ops := map[Op]selection.Operator{In: selection.In, NotIn: selection.NotIn, Exists: selection.Exists, DoesNotExist: selection.DoesNotExist}
 	for _, r := range s.Requirements {
 		op := ops[r.Op]
-		if r.equality {
+		if r.Equality {
 			op = selection.Equals
 		}
 		want, err := labels.NewRequirement(r.Key, op, r.Values)
