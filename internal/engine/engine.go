@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"go.yaml.in/yaml/v3"
 
@@ -77,6 +78,9 @@ type Engine struct {
 
 	kusts *manifest.Kustomizations
 	wd    *manifest.WorkDir
+	// fileHits counts the files whose results came from the per-file
+	// cache (filecache.go), for its tests.
+	fileHits atomic.Int64
 }
 
 // New builds an engine over rs (the engine adds its own rules: syntax,

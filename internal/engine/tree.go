@@ -312,16 +312,11 @@ func (e *Engine) lintInputs(t *renderState, in treeInputs, overlay map[string][]
 	for i, input := range in.list {
 		slots[i] = &FileResult{Input: input}
 	}
+	files := e.openFileCache()
+	defer files.saveIndex()
 	lint := func(i int) {
 		input := slots[i].Input
 		*slots[i] = *e.safely(input, func() *FileResult {
-			data, ok := overlay[input.Path]
-			if !ok {
-				var err error
-				if data, err = e.read(input); err != nil {
-					return &FileResult{Input: input, own: []analysis.Finding{e.fileFinding(input.Path, InputErrorID, err.Error())}}
-				}
-			}
 			if !in.reached[i] {
 				ctx := e.context(input.Path, g.Listed)
 				// A Component's files, and the manifests of a directory
@@ -331,14 +326,14 @@ func (e *Engine) lintInputs(t *renderState, in treeInputs, overlay map[string][]
 					ctx.Application = g.FluxApplication(t.key(input.Path))
 					ctx.Unrendered = in.component[i] || ctx.Application != ""
 				}
-				return e.lintFile(input, data, ctx)
+				return e.lintInput(files, input, ctx, overlay)
 			}
 			<-rendered
 			ctx := t.readsAs(input.Path)
 			if t.files[t.key(input.Path)].isTemplated() {
 				// Read (its lines count), but neither judged nor seen by
 				// the cross-resource rules.
-				fr := e.lintFile(input, data, ctx)
+				fr := e.lintInput(files, input, ctx, overlay)
 				fr.own, fr.summaries = nil, nil
 				return fr
 			}
@@ -351,7 +346,7 @@ func (e *Engine) lintInputs(t *renderState, in treeInputs, overlay map[string][]
 					ctx.SelectorLabels = labels
 				}
 			}
-			return e.lintFile(input, data, ctx)
+			return e.lintInput(files, input, ctx, overlay)
 		})
 	}
 	e.parallel(len(in.order), func(j int) { lint(in.order[j]) })
