@@ -106,6 +106,14 @@ func plainData(t reflect.Type, seen map[reflect.Type]bool) string {
 	case reflect.Struct:
 		for i := range t.NumField() {
 			f := t.Field(i)
+			if f.Anonymous && f.Type.Kind() == reflect.Struct {
+				// encoding/json promotes an embedded struct's fields,
+				// exported or not its type.
+				if why := plainData(f.Type, seen); why != "" {
+					return f.Name + ": " + why
+				}
+				continue
+			}
 			if !f.IsExported() {
 				return "unexported field " + f.Name
 			}
