@@ -200,16 +200,13 @@ func (e *Engine) RunSeq(inputs iter.Seq[manifest.Input]) *Result {
 	// the workers never touch res.Files, which this goroutine appends to.
 	jobs := make(chan *FileResult, 64)
 	var wg sync.WaitGroup
+	files := e.openFileCache()
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for slot := range jobs {
 				in := slot.Input
 				*slot = *e.safely(in, func() *FileResult {
-					data, err := e.read(in)
-					if err != nil {
-						return &FileResult{Input: in, own: []analysis.Finding{e.fileFinding(in.Path, InputErrorID, err.Error())}}
-					}
-					return e.LintFile(in, data)
+					return e.lintInput(files, in, e.context(in.Path, nil), nil)
 				})
 			}
 		})
@@ -225,6 +222,7 @@ func (e *Engine) RunSeq(inputs iter.Seq[manifest.Input]) *Result {
 	}
 	close(jobs)
 	wg.Wait()
+	files.saveIndex()
 	e.Finish(res)
 	return res
 }

@@ -255,3 +255,36 @@ func TestSummariesRoundTrip(t *testing.T) {
 		t.Logf("not cached per file: %s", why)
 	}
 }
+
+// Files linted as written (render: none, Engine.RunSeq) go through the
+// same cache.
+func TestFileCacheRunSeq(t *testing.T) {
+	dir := cacheTree(t)
+	store := cache.Open(t.TempDir())
+	run := func(store *cache.Store) (string, int64) {
+		e, err := New(cachedRules(), nil, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Cache = store
+		inputs, _ := manifest.Collect([]string{dir})
+		res := e.RunSeq(slices.Values(inputs))
+		out, err := json.Marshal(struct {
+			Files    []string
+			Findings []analysis.Finding
+		}{filesOf(res), res.Findings})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), e.fileHits.Load()
+	}
+	cold, _ := run(nil)
+	if !strings.Contains(cold, sameName.ID) {
+		t.Fatal("the fixture should give a finding of the test rule")
+	}
+	run(store)
+	warm, hits := run(store)
+	if warm != cold || hits == 0 {
+		t.Fatalf("warm run: %d hits, same output: %v", hits, warm == cold)
+	}
+}
