@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shipshape-dev/shipshape/internal/corpus"
 	"github.com/shipshape-dev/shipshape/internal/testtree"
@@ -45,6 +46,10 @@ func TestCorpusCache(t *testing.T) {
 func wantCacheExact(t *testing.T, src string, edits int) {
 	tree := filepath.Join(t.TempDir(), "tree")
 	testtree.Copy(t, src, tree)
+	// Files older than the stat index's racy window, as a checkout is:
+	// the index vouches for them, so edits that stat alone can tell
+	// (same size, same mtime) are tried on files it does not read.
+	ageFiles(t, tree, time.Now().Add(-time.Hour))
 	cacheDir := t.TempDir()
 	lint := func(flags ...string) string {
 		return runIn(t, tree, exitOK, append(append([]string{"lint", "--fail-on", "none", "--format", "json"}, flags...), tree)...)
@@ -65,6 +70,20 @@ func wantCacheExact(t *testing.T, src string, edits int) {
 			t.Fatalf("after edit %d (%s), the warm run differs from one without the cache:\n%s", i, what, firstDiff(warm, fresh))
 		}
 		t.Logf("edit %d: %s", i, what)
+	}
+}
+
+// ageFiles sets the modification time of every file under dir to at.
+func ageFiles(t *testing.T, dir string, at time.Time) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		return os.Chtimes(p, at, at)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -156,7 +175,7 @@ func (e *editor) edit(i int) string {
 	}
 	any := func(string) bool { return true }
 	isKust := func(p string) bool { return filepath.Base(p) == "kustomization.yaml" }
-	switch kind := e.rng.IntN(7); kind {
+	switch kind := e.rng.IntN(9); kind {
 	case 0, 1: // a value; half the time in a base other roots share
 		inBase := func(p string) bool { return kind == 1 == strings.Contains(p, "/base/") }
 		for range 20 {
@@ -201,6 +220,44 @@ func (e *editor) edit(i int) string {
 			e.t.Fatal(err)
 		}
 		return "deleted " + e.rel(p)
+	case 7: // broken YAML, the file's size and mtime kept: only its ctime tells
+		for range 20 {
+			p := e.pick(e.files(any))
+			data := e.read(p)
+			locs := scalarLine.FindAllSubmatchIndex(data, -1)
+			if len(locs) == 0 {
+				continue
+			}
+			st, err := os.Stat(p)
+			if err != nil {
+				e.t.Fatal(err)
+			}
+			m := locs[e.rng.IntN(len(locs))]
+			// An unclosed flow sequence: the file's own findings change.
+			edited := slices.Clone(data)
+			edited[m[4]] = '['
+			e.write(p, edited)
+			if err := os.Chtimes(p, st.ModTime(), st.ModTime()); err != nil {
+				e.t.Fatal(err)
+			}
+			return fmt.Sprintf("broke the value of %q in %s, same size and mtime", bytes.TrimSpace(data[m[2]:m[3]]), e.rel(p))
+		}
+		return "no value to change"
+	case 8: // a mode: unreadable (to all but root), or readable again
+		p := e.pick(e.files(any))
+		st, err := os.Stat(p)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		mode := os.FileMode(0o000)
+		if st.Mode().Perm() == 0 {
+			mode = 0o644
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			e.t.Fatal(err)
+		}
+		e.t.Cleanup(func() { os.Chmod(p, 0o644) })
+		return fmt.Sprintf("made %s mode %v", e.rel(p), mode)
 	default: // a kustomization names a file that does not exist yet
 		p := e.pick(e.files(func(p string) bool { return isKust(p) && bytes.Contains(e.read(p), []byte("\nresources:\n- ")) }))
 		if p == "" {

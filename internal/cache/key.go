@@ -110,3 +110,6 @@ func exactBuild(bi *debug.BuildInfo) bool {
 	v := bi.Main.Version
 	return v != "" && v != "(devel)" && !strings.HasSuffix(v, "+dirty")
 }
+
+// Sum is the SHA-256 of data, as Index.Sum gives it.
+func Sum(data []byte) [sha256.Size]byte { return sha256.Sum256(data) }

@@ -323,16 +323,11 @@ func (e *Engine) lintInputs(t *renderState, in treeInputs, overlay map[string][]
 	for i, input := range in.list {
 		slots[i] = &FileResult{Input: input}
 	}
+	files := e.openFileCache()
+	defer files.saveIndex()
 	lint := func(i int) {
 		input := slots[i].Input
 		*slots[i] = *e.safely(input, func() *FileResult {
-			data, ok := overlay[input.Path]
-			if !ok {
-				var err error
-				if data, err = e.read(input); err != nil {
-					return &FileResult{Input: input, own: []analysis.Finding{e.fileFinding(input.Path, InputErrorID, err.Error())}}
-				}
-			}
 			if !in.reached[i] {
 				ctx := e.context(input.Path, g.Listed)
 				// A Component's files, and the manifests of a directory
@@ -342,14 +337,14 @@ func (e *Engine) lintInputs(t *renderState, in treeInputs, overlay map[string][]
 					ctx.Application = g.FluxApplication(t.key(input.Path))
 					ctx.Unrendered = in.component[i] || ctx.Application != ""
 				}
-				return e.lintFileIn(input, data, ctx, t.argoApps[input.Path])
+				return e.lintInput(files, input, ctx, overlay, t.argoApps[input.Path])
 			}
 			<-rendered
 			ctx := t.readsAs(input.Path)
 			if t.files[t.key(input.Path)].isTemplated() {
 				// Read (its lines count), but neither judged nor seen by
 				// the cross-resource rules.
-				fr := e.lintFile(input, data, ctx)
+				fr := e.lintInput(files, input, ctx, overlay, nil)
 				fr.own, fr.summaries, fr.origins = nil, nil, nil
 				return fr
 			}
@@ -362,7 +357,7 @@ func (e *Engine) lintInputs(t *renderState, in treeInputs, overlay map[string][]
 					ctx.SelectorLabels = labels
 				}
 			}
-			return e.lintFile(input, data, ctx)
+			return e.lintInput(files, input, ctx, overlay, nil)
 		})
 	}
 	e.parallel(len(in.order), func(j int) { lint(in.order[j]) })
