@@ -148,49 +148,12 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 	if ix.carried(svc.Selector, app) {
 		return analysis.Finding{}, false
 	}
-	// The closest template lacks the fewest entries, those it has one
-	// typing slip away first (app=workflow-controler is meant for the
-	// template with app=workflow-controller, not for the first of those
-	// that lack as many), then those of the Service's own application
-	// (not a namesake in another directory); only its list is made.
-	// A template that carries a lacking value under another key (the label
-	// was renamed) comes before one that does not.
-	var closest *pods
-	fewest, slip, renamed, mine := 0, false, false, false
-	for _, c := range ix.all {
-		if ix.copyElsewhere(c, app) {
-			continue
-		}
-		n := c.lacking(svc.Selector)
-		if closest != nil && n > fewest {
-			continue
-		}
-		s, r, m := c.slipsOnly(svc.Selector), c.renamedAny(svc.Selector), ix.app[c] == app
-		if closest == nil || n < fewest || s && !slip || s == slip && (r && !renamed || r == renamed && m && !mine) {
-			closest, fewest, slip, renamed, mine = c, n, s, r, m
-		}
-	}
+	closest := closestTemplate(ix, svc.Selector, app)
 	// A controller that carries the selector in its own metadata.labels,
 	// not in its template's, is the one meant: name it.
-	var ownOnly []string
-	for _, c := range ix.all {
-		if c.Own == "" || ix.copyElsewhere(c, app) {
-			continue
-		}
-		var only []string
-		for _, k := range sortedKeys(svc.Selector) {
-			if v := svc.Selector[k]; !c.has(k, v) {
-				if !c.ownHas(k, v) {
-					only = nil
-					break
-				}
-				only = append(only, k+"="+v)
-			}
-		}
-		if len(only) > 0 {
-			closest, ownOnly = c, only
-			break
-		}
+	ownOnly, c := carriedInOwnLabels(ix, svc.Selector, app)
+	if c != nil {
+		closest = c
 	}
 	var has []string
 	for _, k := range sortedKeys(svc.Selector) {
@@ -235,24 +198,7 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 		}
 	}
 	f.Line, f.Column, f.Field = e.Line, e.Column, e.Field
-	// What the closest carries under the keys it lacks shows a slip
-	// (control-plane=controller-manager, not controller-manger).
-	carries := slices.Clone(has)
-	for _, l := range lacks {
-		k, _, _ := strings.Cut(l, "=")
-		if w, ok := closest.Fixed.Get(k); ok {
-			carries = append(carries, k+"="+w)
-			continue
-		}
-		// The value under another key: the label was renamed.
-		_, v, _ := strings.Cut(l, "=")
-		for _, l := range closest.Fixed { // sorted by key
-			if l.Value == v {
-				carries = append(carries, l.Key+"="+v)
-				break
-			}
-		}
-	}
+	carries := carriedInstead(closest, has, lacks)
 	what := "has none of them"
 	if len(carries) > 0 {
 		what = "has " + strings.Join(carries, ", ") + " but not " + strings.Join(lacks, ", ")
@@ -269,6 +215,79 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 	f.Message = fmt.Sprintf("%s %q selects %s, which no %s in namespace %s carries: %s %s, so the %s %s; add the label to the %s, or drop it from the selector",
 		kind.Name, svc.Name, labelList(svc.Selector), kind.carrier(), ns, closest.Owner, what, kind.Name, kind.Consequence, kind.carrier())
 	return f, true
+}
+
+// closestTemplate is the template selector sel was most likely meant
+// for: the one lacking the fewest entries, those it has one typing slip
+// away first (app=workflow-controler is meant for the template with
+// app=workflow-controller, not for the first of those that lack as many),
+// then one that carries a lacking value under another key (the label was
+// renamed), then one of the Service's own application (not a namesake in
+// another directory).
+func closestTemplate(ix *podIndex, sel map[string]string, app analysis.AppID) *pods {
+	var closest *pods
+	fewest, slip, renamed, mine := 0, false, false, false
+	for _, c := range ix.all {
+		if ix.copyElsewhere(c, app) {
+			continue
+		}
+		n := c.lacking(sel)
+		if closest != nil && n > fewest {
+			continue
+		}
+		s, r, m := c.slipsOnly(sel), c.renamedAny(sel), ix.app[c] == app
+		if closest == nil || n < fewest || s && !slip || s == slip && (r && !renamed || r == renamed && m && !mine) {
+			closest, fewest, slip, renamed, mine = c, n, s, r, m
+		}
+	}
+	return closest
+}
+
+// carriedInOwnLabels returns the first controller that carries what its
+// template lacks of sel in its own metadata.labels, with those entries.
+func carriedInOwnLabels(ix *podIndex, sel map[string]string, app analysis.AppID) ([]string, *pods) {
+	for _, c := range ix.all {
+		if c.Own == "" || ix.copyElsewhere(c, app) {
+			continue
+		}
+		var only []string
+		for _, k := range sortedKeys(sel) {
+			if v := sel[k]; !c.has(k, v) {
+				if !c.ownHas(k, v) {
+					only = nil
+					break
+				}
+				only = append(only, k+"="+v)
+			}
+		}
+		if len(only) > 0 {
+			return only, c
+		}
+	}
+	return nil, nil
+}
+
+// carriedInstead is what closest carries of the selector (has), then
+// under the keys it lacks: a value one slip away
+// (control-plane=controller-manager, not controller-manger), or the
+// lacking value under another key (the label was renamed).
+func carriedInstead(closest *pods, has, lacks []string) []string {
+	carries := slices.Clone(has)
+	for _, l := range lacks {
+		k, _, _ := strings.Cut(l, "=")
+		if w, ok := closest.Fixed.Get(k); ok {
+			carries = append(carries, k+"="+w)
+			continue
+		}
+		_, v, _ := strings.Cut(l, "=")
+		for _, l := range closest.Fixed { // sorted by key
+			if l.Value == v {
+				carries = append(carries, l.Key+"="+v)
+				break
+			}
+		}
+	}
+	return carries
 }
 
 // entryAt is where a selector entry is written.
