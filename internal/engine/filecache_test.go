@@ -290,3 +290,18 @@ func TestFileCacheRunSeq(t *testing.T) {
 		t.Fatalf("warm run: %d hits, same output: %v", hits, warm == cold)
 	}
 }
+
+// fileCache.key hashes every field of manifest.Context: a field added
+// there changes what a file's lint gives, so it must be added to the key
+// (and to this list) before an entry can be trusted.
+func TestFileCacheKeyCoversContext(t *testing.T) {
+	keyed := []string{"Patch", "SelectorLabels", "Kustomize", "Unrendered", "Beside", "Application"}
+	ct := reflect.TypeFor[manifest.Context]()
+	var fields []string
+	for i := range ct.NumField() {
+		fields = append(fields, ct.Field(i).Name)
+	}
+	if !reflect.DeepEqual(fields, keyed) {
+		t.Fatalf("manifest.Context's fields are %v; fileCache.key hashes %v: add the new field to the key", fields, keyed)
+	}
+}
