@@ -107,7 +107,7 @@ func (e *Engine) argoDirectories(t *renderState, inputs []manifest.Input, overla
 		data, changed := overlay[in.Path]
 		if !changed {
 			var err error
-			if data, err = os.ReadFile(file); err != nil {
+			if data, err = manifest.ReadRegular(file, e.MaxFileSize); err != nil {
 				return
 			}
 		}

@@ -14,7 +14,6 @@ package engine
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -49,7 +48,7 @@ func (e *Engine) argoVariants(t *renderState, inputs []manifest.Input, overlay m
 		data, changed := overlay[in.Path]
 		var err error
 		if !changed {
-			data, err = os.ReadFile(file)
+			data, err = manifest.ReadRegular(file, e.MaxFileSize)
 		}
 		if err != nil || !strings.Contains(string(data), "argoproj.io/") || !strings.Contains(string(data), "kustomize:") {
 			continue

@@ -154,7 +154,7 @@ func (e *Engine) judgePostBuilds(t *renderState, files map[string]*FileResult, r
 		if !from || fr.Input.Path == manifest.Stdin {
 			continue
 		}
-		if _, _, vs, ok := readReleaseObjects(t.key(fr.Input.Path), "ConfigMap", "Secret"); ok {
+		if _, _, vs, ok := readReleaseObjects(t.key(fr.Input.Path), e.MaxFileSize, "ConfigMap", "Secret"); ok {
 			objects = append(objects, vs...)
 		}
 	}

@@ -73,7 +73,7 @@ func (e *Engine) findReleases(t *renderState, in treeInputs, run *chartRun) {
 			if input.Path == manifest.Stdin || mayBelongToChart(input.Path) || read[key] {
 				continue
 			}
-			if rs, as, vs, ok := readReleaseObjects(key, words...); ok {
+			if rs, as, vs, ok := readReleaseObjects(key, e.MaxFileSize, words...); ok {
 				read[key] = true
 				releases, argoApps, objects = append(releases, rs...), append(argoApps, as...), append(objects, vs...)
 			}
@@ -126,12 +126,12 @@ func (c *chartRun) addRelease(app *chartApp, file string, at *yaml.Node) {
 // YAML file; a file that is not YAML, or a document that does not parse,
 // gives nothing (the file's own lint says why).
 // Only a file whose text holds one of words is parsed (ok).
-func readReleaseObjects(file string, words ...string) (releases, apps []releaseDoc, objects []valuesObject, ok bool) {
+func readReleaseObjects(file string, limit int64, words ...string) (releases, apps []releaseDoc, objects []valuesObject, ok bool) {
 	ext := filepath.Ext(file)
 	if ext != ".yaml" && ext != ".yml" {
 		return nil, nil, nil, false
 	}
-	data, err := os.ReadFile(file)
+	data, err := manifest.ReadRegular(file, limit)
 	if err != nil || !slices.ContainsFunc(words, func(w string) bool { return strings.Contains(string(data), w) }) {
 		return nil, nil, nil, false
 	}

@@ -29,8 +29,8 @@ func TestReleaseRendersAsHelmTemplate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hrs, _, _, _ := readReleaseObjects(filepath.Join(tree, "apps/agent/helmrelease.yaml"), "kind:")
-	_, _, cms, _ := readReleaseObjects(filepath.Join(tree, "apps/agent/values.yaml"), "kind:")
+	hrs, _, _, _ := readReleaseObjects(filepath.Join(tree, "apps/agent/helmrelease.yaml"), DefaultMaxFileSize, "kind:")
+	_, _, cms, _ := readReleaseObjects(filepath.Join(tree, "apps/agent/values.yaml"), DefaultMaxFileSize, "kind:")
 	if len(hrs) != 1 || len(cms) != 1 {
 		t.Fatalf("want one HelmRelease and one ConfigMap, got %d, %d", len(hrs), len(cms))
 	}
@@ -57,7 +57,7 @@ func TestArgoApplicationRendersAsHelmTemplate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, apps, _, _ := readReleaseObjects(filepath.Join(tree, "apps/agent.yaml"), "kind:")
+	_, apps, _, _ := readReleaseObjects(filepath.Join(tree, "apps/agent.yaml"), DefaultMaxFileSize, "kind:")
 	if len(apps) != 1 {
 		t.Fatalf("want one Application, got %d", len(apps))
 	}
@@ -171,5 +171,25 @@ func TestShortenReleaseNameAsHelmController(t *testing.T) {
 	// (printf %s NAME | sha256sum)
 	if want := long[:40] + "-0d5805a5e727"; got != want { // sha256sum of the name
 		t.Errorf("%q shortened to %q", long, got)
+	}
+}
+
+// The scans for HelmReleases, Applications and Flux objects read a file
+// under --max-file-size as its lint does: one over it is not read (its
+// lint says read-error), whatever it names.
+func TestReleaseScanKeepsSizeLimit(t *testing.T) {
+	file, err := filepath.Abs("../../testdata/render/helm-release/apps/agent/helmrelease.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hrs, _, _, ok := readReleaseObjects(file, st.Size(), "kind:"); !ok || len(hrs) != 1 {
+		t.Fatalf("at the limit: %d releases, ok %v", len(hrs), ok)
+	}
+	if hrs, _, _, ok := readReleaseObjects(file, st.Size()-1, "kind:"); ok || len(hrs) != 0 {
+		t.Fatalf("over the limit: %d releases read", len(hrs))
 	}
 }

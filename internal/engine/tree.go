@@ -195,7 +195,7 @@ func (e *Engine) planRoots(t *renderState, inputs []manifest.Input, overlay map[
 		if data, ok := changed[file]; ok {
 			return data
 		}
-		data, _ := os.ReadFile(file)
+		data, _ := manifest.ReadRegular(file, e.MaxFileSize)
 		return data
 	}
 	var fluxFiles []string
