@@ -2,8 +2,6 @@ package render
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -33,15 +31,7 @@ data:
 	if entry != "" {
 		files["kustomization.yaml"] += "    kubeVersion: \"" + entry + "\"\n"
 	}
-	for name, text := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, dir, files)
 }
 
 // Renderer.KubernetesVersion (the kubernetesVersion setting) is the version
