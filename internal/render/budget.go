@@ -248,7 +248,7 @@ type built struct {
 func (r *Renderer) runWithin(root *Kustomization, log *readLog) (resmap.ResMap, error) {
 	b := r.budget()
 	done := make(chan built, 1) // never blocks an abandoned build
-	cpu0 := processCPU()
+	cpu0, wall0 := processCPU(), time.Now()
 	go func() {
 		m, err := r.run(root, false, log)
 		done <- built{m, err}
@@ -258,6 +258,13 @@ func (r *Renderer) runWithin(root *Kustomization, log *readLog) (resmap.ResMap, 
 	for {
 		select {
 		case out := <-done:
+			// A build that ends past both budgets is over them, whether
+			// the watchdog woke first or not (a select between two ready
+			// cases picks either): the outcome does not depend on which
+			// goroutine the scheduler ran first.
+			if time.Since(wall0) >= b.Time && processCPU()-cpu0 >= b.Time {
+				return nil, &BudgetError{Limit: TimeBudget, Budget: b, File: root.File, Line: 1, Column: 1}
+			}
 			return out.m, out.err
 		case <-timer.C:
 			used := processCPU() - cpu0
