@@ -258,7 +258,7 @@ func (e *Engine) walkArgoDir(t *renderState, d argoDirSource, visit func(file st
 			visit(path, &analysis.DirectoryOption{Name: "directory.include", Pattern: d.include})
 			return nil
 		}
-		if data, err := os.ReadFile(path); err != nil || strings.Contains(string(data), argoSkipMarker) {
+		if data, err := manifest.ReadRegular(path, e.MaxFileSize); err != nil || strings.Contains(string(data), argoSkipMarker) {
 			return nil
 		}
 		visit(path, nil)
