@@ -497,3 +497,49 @@ func TestHostileRenderBudgets(t *testing.T) {
 		t.Errorf("findings in %d files, want %d: %+v", len(byFile), len(want), byFile)
 	}
 }
+
+// TestSizeLimitFluxGenerated: a file over --max-file-size in a directory
+// Flux generates a kustomization for is refused, and its objects are not
+// judged after the Kustomization's substitution either (that reads the
+// file again, under the same limit); a file under it is.
+func TestSizeLimitFluxGenerated(t *testing.T) {
+	repo := t.TempDir()
+	writeFile(t, filepath.Join(repo, "clusters", "apps.yaml"), `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: plain
+  namespace: flux-system
+spec:
+  interval: 10m
+  path: ./apps/plain
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+  postBuild:
+    substitute:
+      SWITCH: "on"
+`)
+	configMap := func(name string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\ndata:\n  switch: ${SWITCH}\n"
+	}
+	small := filepath.Join(repo, "apps", "plain", "small.yaml")
+	writeFile(t, small, configMap("small"))
+	big := filepath.Join(repo, "apps", "plain", "big.yaml")
+	writeFile(t, big, configMap("big")+"# "+strings.Repeat("p", 600)+"\n")
+	findings, _, _ := lintFindings(t, "--fail-on", "none", "--max-file-size", "500", repo)
+	var bigRefused, smallSubstituted bool
+	for _, f := range findings {
+		switch {
+		case f.File == big && f.Rule == "read-error":
+			bigRefused = true
+		case f.File == big:
+			t.Errorf("a finding in the file over the limit: %+v", f)
+		case f.File == small && f.Rule == "ambiguous-scalar" && strings.Contains(f.Message, "post-build substitution"):
+			smallSubstituted = true
+		}
+	}
+	if !bigRefused || !smallSubstituted {
+		t.Errorf("big refused: %v, small judged after the substitution: %v: %+v", bigRefused, smallSubstituted, findings)
+	}
+}

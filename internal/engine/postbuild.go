@@ -16,7 +16,6 @@ package engine
 import (
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -182,7 +181,7 @@ func (e *Engine) judgePostBuilds(t *renderState, files map[string]*FileResult, r
 			}
 		}
 		if pb.Generated != "" {
-			srcs = append(srcs, generatedObjects(t, slots, pb.Generated)...)
+			srcs = append(srcs, generatedObjects(t, slots, pb.Generated, e.MaxFileSize)...)
 		}
 		if fr := e.judgeSubstituted(t, files, pb, vars, srcs); fr != nil {
 			res.context = append(res.context, fr)
@@ -216,8 +215,9 @@ func rootObjects(t *renderState, res *render.Result) substSource {
 
 // generatedObjects are the objects of the manifests of a directory Flux
 // generates a kustomization for (those of its files whose Flux
-// application is there or below), one source per file.
-func generatedObjects(t *renderState, slots []*FileResult, dir string) []substSource {
+// application is there or below), one source per file. A file is read
+// again under limit (--max-file-size), as lint read it.
+func generatedObjects(t *renderState, slots []*FileResult, dir string, limit int64) []substSource {
 	var out []substSource
 	for _, fr := range slots {
 		if fr.Input.Path == manifest.Stdin {
@@ -227,7 +227,7 @@ func generatedObjects(t *renderState, slots []*FileResult, dir string) []substSo
 		if _, ok := below(dir, key); !ok || t.graph.FluxApplication(key) == "" {
 			continue
 		}
-		data, err := os.ReadFile(key)
+		data, err := manifest.ReadRegular(key, limit)
 		if err != nil || !strings.Contains(string(data), "${") {
 			continue
 		}
@@ -371,7 +371,7 @@ func (e *Engine) placeSubstituted(t *renderState, files map[string]*FileResult, 
 		e.recordAt(t, files, f, pb.File, pb.PostBuild.Line, pb.PostBuild.Column)
 		return
 	}
-	e.recordAt(t, files, f, file, line, placeholderColumn(file, line, col, holes[0].Name))
+	e.recordAt(t, files, f, file, line, placeholderColumn(file, line, col, holes[0].Name, e.MaxFileSize))
 }
 
 // firstPlaceholder is the first scalar at or below v (at p) that holds a
@@ -402,9 +402,10 @@ func firstPlaceholder(p render.Path, v *yaml.Node) (render.Path, *yaml.Node) {
 }
 
 // placeholderColumn is the column of "${name" on line of file at or after
-// col (the value's column); col when it is not there (a block scalar).
-func placeholderColumn(file string, line, col int, name string) int {
-	data, err := os.ReadFile(file)
+// col (the value's column); col when it is not there (a block scalar), or
+// when file cannot be read under limit (--max-file-size).
+func placeholderColumn(file string, line, col int, name string, limit int64) int {
+	data, err := manifest.ReadRegular(file, limit)
 	if err != nil {
 		return col
 	}
