@@ -155,10 +155,13 @@ func (r *reader) value(v reflect.Value, depth int) error {
 	case reflect.Struct:
 		t := v.Type()
 		for i := range v.NumField() {
-			if err := carried(t.Field(i)); err != nil {
-				return err
+			f := v.Field(i)
+			if !f.CanSet() { // see writer.value
+				if err := carried(t.Field(i)); err != nil {
+					return err
+				}
 			}
-			if err := r.value(v.Field(i), depth+1); err != nil {
+			if err := r.value(f, depth+1); err != nil {
 				return err
 			}
 		}
