@@ -157,8 +157,9 @@ func (e *Engine) lintInput(c *fileCache, in manifest.Input, ctx manifest.Context
 
 // entryFormat starts every entry: bincodec's form of fileEntry, whose
 // fields are not named in it. A change of fileEntry (or of a type in it)
-// within one shipshape version (cache.Version: a development build's is
-// its binary's hash) bumps it, so that old entries are misses.
+// that one program identity could span (cache.Version: a release's
+// build information, with a development build's executable file too)
+// bumps it, so that old entries are misses, never misread.
 const entryFormat byte = 2
 
 // fileEntry is a FileResult as stored: what later stages read of it
