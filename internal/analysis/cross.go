@@ -1,12 +1,12 @@
 package analysis
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 	"sync"
 
+	"github.com/shipshape-dev/shipshape/internal/bincodec"
 	"github.com/shipshape-dev/shipshape/internal/config"
 )
 
@@ -22,9 +22,10 @@ import (
 // that opted out (annotation, comment), sets the severity, and sorts.
 //
 // Encode and Decode carry one summary between runs (the engine's per-file
-// cache): Decode(Encode(s)) must be s, to reflect.DeepEqual. Encode fails
-// with ErrNotEncodable when the summary's type cannot be carried (a field
-// JSON does not see); the engine then does not cache that file.
+// cache, in internal/bincodec's form): Decode(Encode(s)) must be s, to
+// reflect.DeepEqual. Encode fails with ErrNotEncodable when the summary
+// cannot be carried (an interface, a func, an unexported field); the
+// engine then does not cache that file.
 type Cross interface {
 	Summarize(p *Pass) (any, bool)
 	Finish(p *CrossPass, summaries []any)
@@ -32,101 +33,42 @@ type Cross interface {
 	Decode(data []byte) (any, error)
 }
 
-// ErrNotEncodable: a summary type that encoding/json would not carry
+// ErrNotEncodable: a summary that is not plain data bincodec carries
 // whole (an unexported field, a func, an interface).
-var ErrNotEncodable = errors.New("summary type not encodable as JSON")
+var ErrNotEncodable = errors.New("summary not encodable")
 
 // Summaries makes a Cross from typed halves.
 func Summaries[S any](summarize func(p *Pass) (S, bool), finish func(p *CrossPass, summaries []S)) Cross {
-	return typedCross[S]{summarize, finish, encodableOnce[S]()}
+	return typedCross[S]{summarize, finish, sync.OnceValue(func() error { return bincodec.CheckType(reflect.TypeFor[S]()) })}
 }
 
 type typedCross[S any] struct {
 	summarize func(*Pass) (S, bool)
 	finish    func(*CrossPass, []S)
-	// encodable: S's every field is seen by encoding/json (asked once,
-	// when first encoding: not at start-up).
+	// encodable: whether S's every value is carried (asked once, when
+	// first encoding: not at start-up).
 	encodable func() error
 }
 
-// Encode is s as JSON.
+// Encode is s in bincodec's form.
 func (c typedCross[S]) Encode(s any) ([]byte, error) {
 	if err := c.encodable(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %v", ErrNotEncodable, err)
 	}
-	return json.Marshal(s.(S))
+	data, err := bincodec.Append(nil, s.(S))
+	if errors.Is(err, bincodec.ErrUnsupported) {
+		return nil, fmt.Errorf("%w: %v", ErrNotEncodable, err)
+	}
+	return data, err
 }
 
 // Decode is the summary data encodes.
 func (c typedCross[S]) Decode(data []byte) (any, error) {
 	var s S
-	if err := json.Unmarshal(data, &s); err != nil {
+	if err := bincodec.Decode(data, &s); err != nil {
 		return nil, err
 	}
 	return s, nil
-}
-
-// encodableOnce says, once, whether S is plain data encoding/json carries
-// whole.
-func encodableOnce[S any]() func() error {
-	return sync.OnceValue(func() error {
-		t := reflect.TypeFor[S]()
-		if why := plainData(t, map[reflect.Type]bool{}); why != "" {
-			return fmt.Errorf("%w: %v: %s", ErrNotEncodable, t, why)
-		}
-		return nil
-	})
-}
-
-// plainData is why t is not data encoding/json carries whole ("" when it
-// is): strings, numbers, booleans, and slices, arrays, pointers, maps
-// with string or integer keys and structs of exported fields of those.
-func plainData(t reflect.Type, seen map[reflect.Type]bool) string {
-	if seen[t] {
-		return ""
-	}
-	seen[t] = true
-	if t.Implements(reflect.TypeFor[json.Marshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[json.Marshaler]()) {
-		return "" // its own encoding: its round-trip test holds it
-	}
-	switch t.Kind() {
-	case reflect.Bool, reflect.String,
-		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return ""
-	case reflect.Slice, reflect.Array, reflect.Pointer:
-		return plainData(t.Elem(), seen)
-	case reflect.Map:
-		switch t.Key().Kind() {
-		case reflect.String, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-			return plainData(t.Elem(), seen)
-		}
-		return "map key " + t.Key().String()
-	case reflect.Struct:
-		for i := range t.NumField() {
-			f := t.Field(i)
-			if f.Anonymous && f.Type.Kind() == reflect.Struct {
-				// encoding/json promotes an embedded struct's fields,
-				// exported or not its type.
-				if why := plainData(f.Type, seen); why != "" {
-					return f.Name + ": " + why
-				}
-				continue
-			}
-			if !f.IsExported() {
-				return "unexported field " + f.Name
-			}
-			if tag := f.Tag.Get("json"); tag == "-" {
-				return "field " + f.Name + " not encoded"
-			}
-			if why := plainData(f.Type, seen); why != "" {
-				return f.Name + ": " + why
-			}
-		}
-		return ""
-	}
-	return "kind " + t.Kind().String()
 }
 
 func (c typedCross[S]) Summarize(p *Pass) (any, bool) { return c.summarize(p) }

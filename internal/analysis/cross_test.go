@@ -24,8 +24,7 @@ type plainFunc struct{ F func() }
 
 type plainDeep struct{ I []plainInner }
 
-// A summary type is carried between runs only when encoding/json sees all
-// of it.
+// A summary is carried between runs only when bincodec carries all of it.
 func TestEncodable(t *testing.T) {
 	for _, tc := range []struct {
 		c    Cross

@@ -15,7 +15,7 @@ package engine
 // result whose stored form does not decode to exactly what was stored.
 
 import (
-	"encoding/json"
+	"cmp"
 	"maps"
 	"path/filepath"
 	"reflect"
@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/bincodec"
 	"github.com/shipshape-dev/shipshape/internal/cache"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 )
@@ -44,11 +45,13 @@ func (e *Engine) openFileCache() *fileCache {
 	if e.Cache == nil || e.KeepSource {
 		return nil
 	}
-	cfg, err := json.Marshal(e.cfg)
+	// The configuration in bincodec's canonical form (map keys sorted):
+	// every field, without encoding/json's per-type start-up cost.
+	cfg, err := bincodec.Append(nil, e.cfg)
 	if err != nil {
 		return nil
 	}
-	h := cache.NewHasher("shipshape file lint v1")
+	h := cache.NewHasher("shipshape file lint v2")
 	h.String(cache.Version())
 	h.Bytes(cfg)
 	h.Int(e.MaxFileSize)
@@ -152,6 +155,13 @@ func (e *Engine) lintInput(c *fileCache, in manifest.Input, ctx manifest.Context
 	return fr
 }
 
+// entryFormat starts every entry: bincodec's form of fileEntry, whose
+// fields are not named in it. A change of fileEntry (or of a type in it)
+// that one program identity could span (cache.Version: a release's
+// build information, with a development build's executable file too)
+// bumps it, so that old entries are misses, never misread.
+const entryFormat byte = 2
+
 // fileEntry is a FileResult as stored: what later stages read of it
 // (gather, Finish, the printers). Input and File.Context are the key's.
 type fileEntry struct {
@@ -171,7 +181,7 @@ type fileEntry struct {
 type summaryEntry struct {
 	Rule              string
 	Origin, Doc, Item int32
-	Value             json.RawMessage
+	Value             []byte // Cross.Encode's
 }
 
 type originEntry struct {
@@ -191,8 +201,8 @@ type optOutEntry struct {
 	Rules     analysis.RuleSet
 }
 
-// encode is fr's entry; false when fr cannot be stored exactly (a summary
-// type JSON does not carry, a text JSON would change).
+// encode is fr's entry; false when fr cannot be stored exactly (a value
+// bincodec does not carry: an interface, an unexported field).
 func (c *fileCache) encode(e *Engine, fr *FileResult) ([]byte, bool) {
 	if fr.File == nil {
 		return nil, false
@@ -211,15 +221,10 @@ func (c *fileCache) encode(e *Engine, fr *FileResult) ([]byte, bool) {
 	for _, id := range fr.ids {
 		ent.IDs = append(ent.IDs, idEntry{id.hash, id.file.path, id.file.rendered})
 	}
-	for _, k := range slices.SortedFunc(maps.Keys(fr.optOuts), func(a, b objectKey) int {
-		if a.doc != b.doc {
-			return a.doc - b.doc
-		}
-		return a.item - b.item
-	}) {
+	for _, k := range slices.SortedFunc(maps.Keys(fr.optOuts), compareObjectKeys) {
 		ent.OptOuts = append(ent.OptOuts, optOutEntry{k.doc, k.item, fr.optOuts[k]})
 	}
-	data, err := json.Marshal(ent)
+	data, err := bincodec.Append([]byte{entryFormat}, ent)
 	if err != nil {
 		return nil, false
 	}
@@ -235,7 +240,7 @@ func (c *fileCache) encode(e *Engine, fr *FileResult) ([]byte, bool) {
 // decode is the FileResult of entry data, for in read in ctx.
 func (c *fileCache) decode(e *Engine, data []byte, in manifest.Input, ctx manifest.Context) (*FileResult, bool) {
 	var ent fileEntry
-	if err := json.Unmarshal(data, &ent); err != nil {
+	if len(data) == 0 || data[0] != entryFormat || bincodec.Decode(data[1:], &ent) != nil {
 		return nil, false
 	}
 	fr := &FileResult{Input: in, File: &manifest.File{Path: in.Path, Docs: ent.Docs, BOM: ent.BOM, Context: ctx},
@@ -260,13 +265,24 @@ func (c *fileCache) decode(e *Engine, data []byte, in manifest.Input, ctx manife
 	for _, id := range ent.IDs {
 		fr.ids = append(fr.ids, objectID{id.Hash, objectFile{id.File, id.Rendered}})
 	}
-	for _, o := range ent.OptOuts {
+	for i, o := range ent.OptOuts {
+		// In the order encode writes them: no object twice.
+		if i > 0 && compareObjectKeys(objectKey{ent.OptOuts[i-1].Doc, ent.OptOuts[i-1].Item}, objectKey{o.Doc, o.Item}) >= 0 {
+			return nil, false
+		}
 		if fr.optOuts == nil {
 			fr.optOuts = map[objectKey]analysis.RuleSet{}
 		}
 		fr.optOuts[objectKey{o.Doc, o.Item}] = o.Rules
 	}
 	return fr, true
+}
+
+func compareObjectKeys(a, b objectKey) int {
+	if a.doc != b.doc {
+		return cmp.Compare(a.doc, b.doc)
+	}
+	return cmp.Compare(a.item, b.item)
 }
 
 // sameResult reports whether a and b hold the same result, field by field

@@ -200,7 +200,7 @@ func TestFileCacheDamagedConcurrent(t *testing.T) {
 
 // Every cross-resource rule's summaries, from the rules' fixtures, come
 // back from Encode and Decode as they were; a rule whose summary type
-// encoding/json cannot carry says so (ErrNotEncodable), and the cache
+// bincodec cannot carry says so (ErrNotEncodable), and the cache
 // then keeps no file with its summaries.
 func TestSummariesRoundTrip(t *testing.T) {
 	var files []string

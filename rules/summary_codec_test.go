@@ -1,7 +1,7 @@
 package rules_test
 
 import (
-	"encoding/json"
+	"bytes"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,18 +10,19 @@ import (
 	"testing"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/bincodec"
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/rules"
 )
 
-// TestSummariesRoundTripJSON checks that every cross-resource rule's
-// summaries are plain data that encoding/json writes and reads back
-// unchanged (exported fields; no funcs, interfaces or unexported state):
-// a cache keeps them between runs that way. The summaries are those of
+// TestSummariesRoundTrip checks that every cross-resource rule's
+// summaries are plain data that bincodec writes and reads back unchanged,
+// and in one encoding (exported fields; no funcs, interfaces or unexported
+// state): the per-file cache keeps them between runs that way. The summaries are those of
 // every object of the rules' fixtures (rules/testdata), and every Cross
 // rule must produce some, so that the test cannot pass by seeing none.
-func TestSummariesRoundTripJSON(t *testing.T) {
+func TestSummariesRoundTrip(t *testing.T) {
 	var files []*manifest.File
 	err := filepath.WalkDir("testdata", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !(strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
@@ -51,16 +52,22 @@ func TestSummariesRoundTripJSON(t *testing.T) {
 						continue
 					}
 					n++
-					data, err := json.Marshal(v)
+					data, err := bincodec.Append(nil, v)
 					if err != nil {
 						t.Fatalf("%s: %s/%s: %v", obj.File, obj.Kind, obj.Name, err)
 					}
 					back := reflect.New(reflect.TypeOf(v))
-					if err := json.Unmarshal(data, back.Interface()); err != nil {
+					if err := bincodec.Decode(data, back.Interface()); err != nil {
 						t.Fatalf("%s: %s/%s: %v", obj.File, obj.Kind, obj.Name, err)
 					}
 					if got := back.Elem().Interface(); !reflect.DeepEqual(got, v) {
-						t.Fatalf("%s: %s/%s: the summary changed through encoding/json:\n%#v\nread back as\n%#v", obj.File, obj.Kind, obj.Name, v, got)
+						t.Fatalf("%s: %s/%s: the summary changed through bincodec:\n%#v\nread back as\n%#v", obj.File, obj.Kind, obj.Name, v, got)
+					}
+					if again, _ := bincodec.Append(nil, back.Elem().Interface()); !bytes.Equal(again, data) {
+						t.Fatalf("%s: %s/%s: the summary read back encodes otherwise", obj.File, obj.Kind, obj.Name)
+					}
+					if err := bincodec.CheckType(reflect.TypeOf(v)); err != nil {
+						t.Fatalf("%T: %v", v, err)
 					}
 				}
 			}
