@@ -49,10 +49,10 @@ func TestChangeExamples(t *testing.T) {
 				}
 				return len(analysistest.RunChangeObjects(r, base.Objects, head.Objects, ap, nil))
 			}
-			if count("Bad", r.Bad) == 0 {
+			if count("Bad", r.Documentation().Bad) == 0 {
 				t.Errorf("Bad example does not fire %s", r.ID)
 			}
-			if got := count("Good", r.Good); got != 0 {
+			if got := count("Good", r.Documentation().Good); got != 0 {
 				t.Errorf("Good example fires %s %d times", r.ID, got)
 			}
 		})

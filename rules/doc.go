@@ -4,6 +4,8 @@ import (
 	"embed"
 	"path"
 	"strings"
+
+	"github.com/shipshape-dev/shipshape/internal/analysis"
 )
 
 // docs holds each rule's documentation, found by the rule's ID:
@@ -27,7 +29,7 @@ func ExamplePath(id string, bad bool) string {
 
 // readDoc returns the documentation of rule id; "" for a file that is not
 // there (TestRuleMetadata names it).
-func readDoc(id string) (doc, bad, good string) {
+func readDoc(id string) analysis.Documentation {
 	read := func(name string) string {
 		b, err := docs.ReadFile(name)
 		if err != nil {
@@ -35,16 +37,21 @@ func readDoc(id string) (doc, bad, good string) {
 		}
 		return string(b)
 	}
-	return read(path.Join("doc", id+".md")), withoutWants(read(ExamplePath(id, true))), withoutWants(read(ExamplePath(id, false)))
+	return analysis.Documentation{
+		Doc:  read(path.Join("doc", id+".md")),
+		Bad:  withoutWants(read(ExamplePath(id, true))),
+		Good: withoutWants(read(ExamplePath(id, false))),
+	}
 }
 
 // withoutWants drops each line's `# want` comment (the blanks before a
 // "# want " and the rest of the line), for the tests: a reader of the
 // example is shown the YAML without it. It is a loop rather than a regular
-// expression because every rule's examples go through it while the package
-// initialises, in every run of shipshape: compiling and running a regexp
-// there cost a third of a millisecond of start-up (TestWithoutWants holds
-// it to the expression `(?m)[ \t]+# want .*$`).
+// expression because every rule's examples went through it while the
+// package initialised (they are read at first use now, see Register):
+// compiling and running a regexp there cost a third of a millisecond of
+// start-up (TestWithoutWants holds it to the expression
+// `(?m)[ \t]+# want .*$`).
 func withoutWants(example string) string {
 	if !strings.Contains(example, "# want ") {
 		return example

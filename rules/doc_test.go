@@ -28,7 +28,8 @@ func TestDocsUpToDate(t *testing.T) {
 // user reads in explain, docs and SARIF.
 func TestRuleMetadata(t *testing.T) {
 	for _, r := range rules.All() {
-		if r.ID == "" || r.Summary == "" || r.Doc == "" {
+		docs := r.Documentation()
+		if r.ID == "" || r.Summary == "" || docs.Doc == "" {
 			t.Errorf("%q: ID, Summary and Doc (rules/doc/%s.md) are required", r.ID, r.ID)
 		}
 		if strings.HasSuffix(r.Summary, ".") {
@@ -37,13 +38,13 @@ func TestRuleMetadata(t *testing.T) {
 		if err := analysis.DeclarationError(r); err != nil {
 			t.Error(err)
 		}
-		if strings.Contains(r.Bad+r.Good, "# want") {
+		if strings.Contains(docs.Bad+docs.Good, "# want") {
 			t.Errorf("%s: the examples shown keep a # want comment", r.ID)
 		}
 		if r.Check == nil && r.Cross == nil {
 			continue // reported by the engine itself (yaml-syntax, ...)
 		}
-		if r.Bad == "" || r.Good == "" {
+		if docs.Bad == "" || docs.Good == "" {
 			t.Errorf("%s: Bad and Good examples (rules/%s, rules/%s) are required", r.ID, rules.ExamplePath(r.ID, true), rules.ExamplePath(r.ID, false))
 		}
 	}

@@ -39,7 +39,7 @@ func BenchmarkRules(b *testing.B) {
 func BenchmarkRulesSmall(b *testing.B) {
 	var objs []*manifest.Object
 	for _, r := range rules.All() {
-		for _, src := range []string{r.Bad, r.Good} {
+		for _, src := range []string{r.Documentation().Bad, r.Documentation().Good} {
 			objs = append(objs, manifest.Parse(r.ID+".yaml", []byte(src), manifest.Context{}).Objects...)
 		}
 	}

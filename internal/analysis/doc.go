@@ -28,13 +28,14 @@ func Markdown(r *Rule) string {
 	for _, s := range r.Settings {
 		fmt.Fprintf(&b, "- Setting `%s` (default: %s): %s\n", s.Name, s.Default, s.Doc)
 	}
-	body, rest, _ := strings.Cut(strings.TrimSpace(r.Doc), notReported)
+	docs := r.Documentation()
+	body, rest, _ := strings.Cut(strings.TrimSpace(docs.Doc), notReported)
 	fmt.Fprintf(&b, "\n%s\n", strings.TrimSpace(body))
-	if r.Bad != "" {
-		fmt.Fprintf(&b, "\nBad:\n\n```yaml\n%s```\n", r.Bad)
+	if docs.Bad != "" {
+		fmt.Fprintf(&b, "\nBad:\n\n```yaml\n%s```\n", docs.Bad)
 	}
-	if r.Good != "" {
-		fmt.Fprintf(&b, "\nGood:\n\n```yaml\n%s```\n", r.Good)
+	if docs.Good != "" {
+		fmt.Fprintf(&b, "\nGood:\n\n```yaml\n%s```\n", docs.Good)
 	}
 	if rest = strings.TrimSpace(rest); rest != "" {
 		fmt.Fprintf(&b, "\n%s\n\n%s\n", notReported, rest)

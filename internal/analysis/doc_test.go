@@ -12,8 +12,10 @@ func TestMarkdownOrder(t *testing.T) {
 		ID: "x-rule", Severity: Warning, Summary: "X is wrong",
 		Targets:  Objects | Patches,
 		Settings: []Setting{{Name: "x.mode", Default: "auto", Doc: "how X is judged"}},
-		Doc:      "What.\n\n### Why\n\nBecause.\n\n### Not reported\n\n- Y.\n",
-		Bad:      "a: 1\n", Good: "a: 2\n",
+		Docs: StaticDocs(Documentation{
+			Doc: "What.\n\n### Why\n\nBecause.\n\n### Not reported\n\n- Y.\n",
+			Bad: "a: 1\n", Good: "a: 2\n",
+		}),
 	}
 	got := Markdown(r)
 	order := []string{

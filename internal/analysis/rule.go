@@ -18,10 +18,13 @@ type Rule struct {
 	ID       string
 	Severity Severity // default severity; config may override
 	Summary  string   // one line, no trailing period
-	Doc      string   // why it matters and what to do, Markdown paragraphs
-	Bad      string   // YAML example that fires the rule
-	Good     string   // the same example, fixed
 	Fixable  bool     // whether the rule attaches fixes (to some findings)
+
+	// Docs gives the rule's documentation (see Documentation): a
+	// function, so that a rule whose prose lives in files reads them at
+	// first use (explain, docs, SARIF), not while the program starts;
+	// nil for none. StaticDocs wraps documentation written in Go.
+	Docs func() Documentation
 
 	// Targets is what the rule judges: the kinds of input the engine
 	// gives its Check (or Visit); see Targets.
@@ -65,6 +68,27 @@ type Rule struct {
 	// Change makes a change rule (see ChangePass): it runs once per
 	// application the change touches, under `lint --base` only.
 	Change func(p *ChangePass)
+}
+
+// Documentation is what a rule's reader is shown beside its summary.
+type Documentation struct {
+	Doc  string // why it matters and what to do, Markdown paragraphs
+	Bad  string // YAML example that fires the rule
+	Good string // the same example, fixed
+}
+
+// Documentation returns r's documentation; the zero Documentation when
+// r has none.
+func (r *Rule) Documentation() Documentation {
+	if r.Docs == nil {
+		return Documentation{}
+	}
+	return r.Docs()
+}
+
+// StaticDocs is Docs for documentation written in Go: it gives d.
+func StaticDocs(d Documentation) func() Documentation {
+	return func() Documentation { return d }
 }
 
 // Scope is how far a cross-resource rule looks: inside one application

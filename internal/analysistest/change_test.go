@@ -25,7 +25,7 @@ const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: %
 
 // changedData reports each ConfigMap whose data.k differs from the base,
 // and the applier it was given, so the test sees what the pass held.
-var changedData = &analysis.Rule{ID: "changed-data", Summary: "x", Doc: "x", Change: func(p *analysis.ChangePass) {
+var changedData = &analysis.Rule{ID: "changed-data", Summary: "x", Docs: analysis.StaticDocs(analysis.Documentation{Doc: "x"}), Change: func(p *analysis.ChangePass) {
 	for _, h := range p.Head {
 		value := func(o *manifest.Object) string { return manifest.ScalarValue(manifest.Path(o.Node, "data", "k")) }
 		if b := p.BaseOf(h); b != nil && value(b) != value(h) {

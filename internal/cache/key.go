@@ -61,7 +61,7 @@ var Version = sync.OnceValue(func() string {
 	h := NewHasher("shipshape-version")
 	bi, ok := debug.ReadBuildInfo()
 	if ok {
-		h.String(bi.String())
+		hashBuildInfo(h, bi)
 	}
 	if ok && exactBuild(bi) {
 		return h.Key().String()
@@ -79,6 +79,35 @@ var Version = sync.OnceValue(func() string {
 	}
 	return h.Key().String()
 })
+
+// hashBuildInfo adds every field of bi: the Go version, the main module
+// and each dependency (path, version, sum, replacement) and the build
+// settings. Field by field rather than bi.String(), which formats the
+// whole text with fmt first: Version runs in every run that opens the
+// cache, a 2 KB lint included, where that was a sixth of a millisecond.
+func hashBuildInfo(h *Hasher, bi *debug.BuildInfo) {
+	h.String(bi.GoVersion)
+	h.String(bi.Path)
+	module := func(m *debug.Module) {
+		for m != nil {
+			h.String(m.Path)
+			h.String(m.Version)
+			h.String(m.Sum)
+			m = m.Replace
+		}
+		h.String("")
+	}
+	module(&bi.Main)
+	h.Int(int64(len(bi.Deps)))
+	for _, d := range bi.Deps {
+		module(d)
+	}
+	h.Int(int64(len(bi.Settings)))
+	for _, s := range bi.Settings {
+		h.String(s.Key)
+		h.String(s.Value)
+	}
+}
 
 // EnvDir is the environment variable naming the cache directory ("off":
 // no cache), as GOCACHE does Go's.

@@ -256,3 +256,46 @@ func TestExactBuild(t *testing.T) {
 		}
 	}
 }
+
+// Two builds that differ in any field of their build information (Go
+// version, a dependency's version or sum, a replacement, a build setting)
+// have different versions; the same information, the same version.
+func TestHashBuildInfo(t *testing.T) {
+	build := func(edit func(*debug.BuildInfo)) Key {
+		bi := &debug.BuildInfo{
+			GoVersion: "go1.26.0",
+			Path:      "github.com/shipshape-dev/shipshape/cmd/shipshape",
+			Main:      debug.Module{Path: "github.com/shipshape-dev/shipshape", Version: "v1.0.0"},
+			Deps: []*debug.Module{
+				{Path: "sigs.k8s.io/kustomize/api", Version: "v0.21.2", Sum: "h1:a"},
+				{Path: "helm.sh/helm/v3", Version: "v3.22.0", Sum: "h1:b"},
+			},
+			Settings: []debug.BuildSetting{{Key: "CGO_ENABLED", Value: "0"}},
+		}
+		if edit != nil {
+			edit(bi)
+		}
+		h := NewHasher("test")
+		hashBuildInfo(h, bi)
+		return h.Key()
+	}
+	same := build(nil)
+	if build(nil) != same {
+		t.Fatal("the same build information hashes differently")
+	}
+	for name, edit := range map[string]func(*debug.BuildInfo){
+		"go version":  func(bi *debug.BuildInfo) { bi.GoVersion = "go1.26.1" },
+		"dep version": func(bi *debug.BuildInfo) { bi.Deps[1].Version = "v3.22.1" },
+		"dep sum":     func(bi *debug.BuildInfo) { bi.Deps[0].Sum = "h1:c" },
+		"replace":     func(bi *debug.BuildInfo) { bi.Deps[0].Replace = &debug.Module{Path: "../kustomize/api"} },
+		"setting":     func(bi *debug.BuildInfo) { bi.Settings[0].Value = "1" },
+		"deps moved": func(bi *debug.BuildInfo) {
+			bi.Deps[0].Path, bi.Deps[0].Version = "sigs.k8s.io/kustomize/apiv0.21.2", ""
+		},
+		"one dep less": func(bi *debug.BuildInfo) { bi.Deps = bi.Deps[:1] },
+	} {
+		if build(edit) == same {
+			t.Errorf("%s: the build information changed, the version did not", name)
+		}
+	}
+}

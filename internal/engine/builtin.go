@@ -21,17 +21,20 @@ var builtin = []*analysis.Rule{
 		ID:       SyntaxID,
 		Severity: analysis.Error,
 		Summary:  "The file is not valid YAML",
-		Doc: `The YAML parser stopped at this position. kubectl, kustomize and every GitOps
+		Docs: analysis.StaticDocs(analysis.Documentation{
+			Doc: `The YAML parser stopped at this position. kubectl, kustomize and every GitOps
 tool will refuse the file too. The other documents of the file are still linted:
 shipshape re-reads the file document by document after an error.`,
-		Bad:  "metadata:\n  name: web\n  labels: {app: web\n",
-		Good: "metadata:\n  name: web\n  labels: {app: web}\n",
+			Bad:  "metadata:\n  name: web\n  labels: {app: web\n",
+			Good: "metadata:\n  name: web\n  labels: {app: web}\n",
+		}),
 	},
 	{
 		ID:       TemplateID,
 		Severity: analysis.Info,
 		Summary:  "A Helm or ytt template was skipped",
-		Doc: `Go templates (Helm) and ytt templates are not the YAML they render to, and
+		Docs: analysis.StaticDocs(analysis.Documentation{
+			Doc: `Go templates (Helm) and ytt templates are not the YAML they render to, and
 shipshape does not guess what they render to. A file is a Go template when ` + "`{{`" + `
 opens YAML structure (` + "`name: {{ .Name }}`" + `, a key), when it has ` + "`{{`" + ` and does not
 parse as YAML (unless it does not parse either with each ` + "`{{ }}`" + ` inside a line's text made
@@ -46,14 +49,16 @@ commonLabels) renders the source of a chart another tool makes: it gets this fin
 at the marker, is not rendered, and the files only it reads are not judged. Lint the rendered
 output instead: ` + "`helm template . | shipshape lint -`" + `,
 ` + "`ytt -f . | shipshape lint -`" + `.`,
-		Bad:  "metadata:\n  name: {{ .Release.Name }}\n",
-		Good: "# rendered: helm template . | shipshape lint -\nmetadata:\n  name: web\n",
+			Bad:  "metadata:\n  name: {{ .Release.Name }}\n",
+			Good: "# rendered: helm template . | shipshape lint -\nmetadata:\n  name: web\n",
+		}),
 	},
 	{
 		ID:       RenderSkippedID,
 		Severity: analysis.Warning,
 		Summary:  "A kustomize root is not rendered: it needs the network or a process",
-		Doc: `shipshape renders every kustomize root in-process and judges the objects it
+		Docs: analysis.StaticDocs(analysis.Documentation{
+			Doc: `shipshape renders every kustomize root in-process and judges the objects it
 makes, but it never reaches out: a root whose kustomizations list a remote
 resource, base or component (` + "`https://…`" + `, ` + "`github.com/…?ref=`" + `), Helm charts
 that kustomize would pull (a ` + "`helmCharts`" + ` entry with ` + "`repo:`" + ` whose chart is not
@@ -65,14 +70,16 @@ that needs them; the root's local files are then judged as written, as plain
 manifests, but for the kustomizations it lists that build on their own, which are
 rendered as roots of their own. Render such a root where the network is allowed
 and lint the output (` + "`kustomize build --enable-helm DIR | shipshape lint -`" + `).`,
-		Bad:  "resources:\n  - https://github.com/example/app//deploy?ref=v1.0.0\n",
-		Good: "resources:\n  - ../base\n",
+			Bad:  "resources:\n  - https://github.com/example/app//deploy?ref=v1.0.0\n",
+			Good: "resources:\n  - ../base\n",
+		}),
 	},
 	{
 		ID:       RenderErrorID,
 		Severity: analysis.Error,
 		Summary:  "kustomize cannot build a root",
-		Doc: `kustomize failed on this root (a file it lists is missing, a patch matches
+		Docs: analysis.StaticDocs(analysis.Documentation{
+			Doc: `kustomize failed on this root (a file it lists is missing, a patch matches
 nothing, a field is unknown): Argo CD, Flux and ` + "`kubectl apply -k`" + ` fail on it too. The
 message is kustomize's own. The root's local files are judged as written, as
 plain manifests, but for the kustomizations it lists that build on their own (an
@@ -81,14 +88,16 @@ writes), which are rendered as roots of their own. shipshape renders as ` + "`ku
 restrictor ` + "`LoadRestrictionsRootOnly`" + `: a file outside the root's directory is refused.
 Flux builds with ` + "`LoadRestrictionsNone`" + `; set ` + "`loadRestrictor: LoadRestrictionsNone`" + ` in
 .shipshape.yaml to render so.`,
-		Bad:  "resources:\n  - deployment.yaml # the file does not exist\n",
-		Good: "resources:\n  - web.yaml\n",
+			Bad:  "resources:\n  - deployment.yaml # the file does not exist\n",
+			Good: "resources:\n  - web.yaml\n",
+		}),
 	},
 	{
 		ID:       RenderBudgetID,
 		Severity: analysis.Error,
 		Summary:  "A kustomize root is not rendered: it would pass the render budget",
-		Doc: `kustomize's library, which shipshape renders with in-process, bounds neither
+		Docs: analysis.StaticDocs(analysis.Documentation{
+			Doc: `kustomize's library, which shipshape renders with in-process, bounds neither
 its time nor its memory, and cannot be stopped: an alias bomb of 600 bytes makes it
 copy a billion nodes, a mapping of a million keys keeps it busy for hours (its time
 grows with the square of a mapping's keys), a 60 MB file takes 9 GB. So each root has
@@ -101,36 +110,43 @@ budget (at the widest mapping) or more memory (at the largest file), or when it 
 still rendering when its time is up (at its kustomization; the build is abandoned).
 The root's local files are then judged as written. The message says which budget
 was met and how to raise it.`,
-		Bad:  "data:\n  a: &a [x, x, x, x, x, x, x, x, x]\n  b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n  # ... eight more levels: 10^9 nodes\n",
-		Good: "data:\n  a: x\n",
+			Bad:  "data:\n  a: &a [x, x, x, x, x, x, x, x, x]\n  b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n  # ... eight more levels: 10^9 nodes\n",
+			Good: "data:\n  a: x\n",
+		}),
 	},
 	{
 		ID:       BaseNotRenderedID,
 		Severity: analysis.Info,
 		Summary:  "Under lint --base, a changed kustomize root does not render at the base revision: its change is not judged",
-		Doc: `` + "`lint --base REF`" + ` renders each kustomize root the change touches again at REF and
+		Docs: analysis.StaticDocs(analysis.Documentation{
+			Doc: `` + "`lint --base REF`" + ` renders each kustomize root the change touches again at REF and
 compares its objects with head's. When the root does not render at REF (kustomize
 failed there, or it listed a remote base then), what the cluster holds is not known,
 so the change rules do not judge this root rather than take every object as new.
 The finding, at the root's kustomization, says why the base did not render. Head is
 judged as usual.`,
-		Bad:  "# at the base revision\nresources:\n  - deployment.yaml # missing at the base\n",
-		Good: "# at the base revision\nresources:\n  - web.yaml\n",
+			Bad:  "# at the base revision\nresources:\n  - deployment.yaml # missing at the base\n",
+			Good: "# at the base revision\nresources:\n  - web.yaml\n",
+		}),
 	},
 	{
 		ID:       InputErrorID,
 		Severity: analysis.Error,
 		Summary:  "A file could not be read",
-		Doc: `The file could not be read (permissions, size limit, not a regular file, or it
+		Docs: analysis.StaticDocs(analysis.Documentation{
+			Doc: `The file could not be read (permissions, size limit, not a regular file, or it
 vanished during the run). Other files are still linted.`,
+		}),
 	},
 	{
 		ID:       InternalErrorID,
 		Severity: analysis.Error,
 		Summary:  "shipshape failed on this file",
-		Doc: `shipshape hit a bug while processing this file. The file was not fixed and
+		Docs: analysis.StaticDocs(analysis.Documentation{
+			Doc: `shipshape hit a bug while processing this file. The file was not fixed and
 may not be fully linted; the other files of the run were processed normally.
 Please report it with the file (or a reduced version of it).`,
+		}),
 	},
 }
 

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sort"
 
-	"io"
 	"strings"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -16,7 +15,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Changed lists, as absolute paths under Root, the files whose content
@@ -32,10 +30,7 @@ func (r *Repo) Changed(rev *Revision) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	revTree, err := rev.Commit.Tree()
-	if err != nil {
-		return nil, fmt.Errorf("reading the tree of %s: %w", rev.Short(), err)
-	}
+	revTree := newTreeReader(r.store, rev.Commit.TreeHash)
 	var changed []string
 	for rel := range candidates {
 		differs, err := r.differs(revTree, rel)
@@ -66,28 +61,15 @@ func (r *Repo) candidates(rev *Revision) (map[string]bool, error) {
 	for _, e := range idx.Entries {
 		indexed[e.Name] = e
 	}
-	tree, err := rev.Commit.Tree()
-	if err != nil {
-		return nil, fmt.Errorf("reading the tree of %s: %w", rev.Short(), err)
-	}
 	inTree := map[string]bool{}
-	walker := object.NewTreeWalker(tree, true, nil)
-	defer walker.Close()
-	for {
-		name, entry, err := walker.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading the tree of %s: %w", rev.Short(), err)
-		}
-		if entry.Mode == filemode.Dir {
-			continue
-		}
+	err = walkTree(r.store, rev.Commit.TreeHash, "", func(name string, entry treeEntry) {
 		inTree[name] = true
 		if e := indexed[name]; e == nil || e.Hash != entry.Hash {
 			out[name] = true
 		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the tree of %s: %w", rev.Short(), err)
 	}
 	for name, e := range indexed {
 		if !inTree[name] {
@@ -152,12 +134,12 @@ func (r *Repo) untracked(indexed map[string]*index.Entry) ([]string, error) {
 // differs reports whether the file rel (slash-separated) differs between
 // the revision's tree and the work tree: present in one only, or with
 // other content (a symbolic link's content is its target).
-func (r *Repo) differs(revTree *object.Tree, rel string) (bool, error) {
-	entry, err := revTree.FindEntry(rel)
-	inRev := err == nil && entry.Mode != filemode.Dir && entry.Mode != filemode.Submodule
-	if err != nil && !errors.Is(err, object.ErrEntryNotFound) && !errors.Is(err, object.ErrDirectoryNotFound) {
+func (r *Repo) differs(revTree *treeReader, rel string) (bool, error) {
+	entry, found, err := revTree.find(rel)
+	if err != nil {
 		return false, fmt.Errorf("looking up %s: %w", rel, err)
 	}
+	inRev := found && entry.Mode != filemode.Dir && entry.Mode != filemode.Submodule
 	abs := filepath.Join(r.root, filepath.FromSlash(rel))
 	st, err := os.Lstat(abs)
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && st.IsDir()) {

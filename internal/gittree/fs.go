@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
@@ -41,7 +39,7 @@ type FS struct {
 
 	mu    sync.Mutex // guards store (go-git's storage is not safe for concurrent reads) and dirs
 	store storer.EncodedObjectStorer
-	dirs  map[plumbing.Hash]map[string]object.TreeEntry
+	dirs  map[plumbing.Hash]map[string]treeEntry
 	top   plumbing.Hash
 }
 
@@ -53,7 +51,7 @@ func (r *Repo) FS(rev *Revision) *FS {
 		root:  r.root,
 		disk:  filesys.MakeFsOnDisk(),
 		store: r.store,
-		dirs:  map[plumbing.Hash]map[string]object.TreeEntry{},
+		dirs:  map[plumbing.Hash]map[string]treeEntry{},
 		top:   rev.Commit.TreeHash,
 	}
 }
@@ -141,18 +139,18 @@ func (f *FS) walk(rel string) (n node, target string, err error) {
 }
 
 // dir is the entries of the tree object hash, read once.
-func (f *FS) dir(hash plumbing.Hash) (map[string]object.TreeEntry, error) {
+func (f *FS) dir(hash plumbing.Hash) (map[string]treeEntry, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if d, ok := f.dirs[hash]; ok {
 		return d, nil
 	}
-	t, err := object.GetTree(f.store, hash)
+	entries, err := readTree(f.store, hash)
 	if err != nil {
 		return nil, fmt.Errorf("reading tree %s of %s: %w", hash, f.rev.Short(), err)
 	}
-	d := make(map[string]object.TreeEntry, len(t.Entries))
-	for _, e := range t.Entries {
+	d := make(map[string]treeEntry, len(entries))
+	for _, e := range entries {
 		d[e.Name] = e
 	}
 	f.dirs[hash] = d
@@ -163,16 +161,11 @@ func (f *FS) dir(hash plumbing.Hash) (map[string]object.TreeEntry, error) {
 func (f *FS) blob(hash plumbing.Hash) ([]byte, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	b, err := object.GetBlob(f.store, hash)
+	b, err := readObject(f.store, plumbing.BlobObject, hash)
 	if err != nil {
 		return nil, fmt.Errorf("reading blob %s of %s: %w", hash, f.rev.Short(), err)
 	}
-	rd, err := b.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer rd.Close()
-	return io.ReadAll(rd)
+	return b, nil
 }
 
 // ReadFile returns the content of the file at path in the revision.

@@ -24,14 +24,14 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
 
-// Only go-git's storage and object packages are used, not its top-level
-// package: that one links every transport (HTTP, SSH, git://) into the
-// binary, 3.7 MB of code this package never calls.
+// Only go-git's storage and format packages are used, not its top-level
+// package (it links every transport, HTTP, SSH, git://, into the binary:
+// 3.7 MB of code this package never calls), nor plumbing/object (see
+// objects.go).
 
 // Repo is a repository with a work tree, opened read-only.
 type Repo struct {
@@ -144,7 +144,7 @@ func (r *Repo) Root() string { return r.root }
 type Revision struct {
 	// Ref is what the user wrote (HEAD, main, v1.2, 1a2b3c4, HEAD~1).
 	Ref    string
-	Commit *object.Commit
+	Commit *Commit
 }
 
 // Short is the commit's abbreviated hash, for messages.
@@ -214,7 +214,7 @@ func (r *Repo) MergeBase(a, b string) (*Revision, error) {
 		return nil, err
 	}
 	name := "merge-base(" + a + ", " + b + ")"
-	bases, err := ra.Commit.MergeBase(rb.Commit)
+	bases, err := r.mergeBases(ra.Commit, rb.Commit)
 	if err != nil {
 		return nil, r.resolveError(name, err)
 	}

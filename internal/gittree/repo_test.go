@@ -226,3 +226,28 @@ func TestLinkedWorktreeAndGitDir(t *testing.T) {
 		t.Errorf("a path outside GIT_DIR's work tree: %v", err)
 	}
 }
+
+// A merge base reached by two paths is the best common ancestor only:
+// a branch forked at commit 1 that then merged commit 2 of main shares
+// both with main, and git's merge base is commit 2 (commit 1 is its
+// ancestor). The answer is checked against the git binary's own.
+func TestMergeBaseBest(t *testing.T) {
+	dir, shas := history(t)
+	testtree.Git(t, dir, "checkout", "-q", "-b", "side", shas[0])
+	testtree.Write(t, dir, map[string]string{"app/side.yaml": "side\n"})
+	testtree.Commit(t, dir, "side work")
+	testtree.Git(t, dir, "merge", "-q", "--no-edit", shas[1])
+	r := open(t, dir)
+	base, err := r.MergeBase("main", "side")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.TrimSpace(testtree.Git(t, dir, "merge-base", "main", "side"))
+	if got := base.Commit.Hash.String(); got != want || got != shas[1] {
+		t.Errorf("merge base = %s, want git's %s (commit 2, %s)", got, want, shas[1])
+	}
+	bases, err := r.mergeBases(resolve(t, r, "main").Commit, resolve(t, r, "side").Commit)
+	if err != nil || len(bases) != 1 {
+		t.Errorf("merge bases: %d (%v), want commit 2 alone (git merge-base --all)", len(bases), err)
+	}
+}

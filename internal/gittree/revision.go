@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
@@ -17,7 +16,7 @@ import (
 // and ^N (the Nth parent; ^0 the commit itself). NAME is a full SHA, a
 // ref (HEAD, refs/..., a tag, a branch, a remote-tracking branch, by
 // git's expansion rules, in git's order) or else an abbreviated SHA.
-func (r *Repo) resolve(ref string) (*object.Commit, error) {
+func (r *Repo) resolve(ref string) (*Commit, error) {
 	name, suffix := ref, ""
 	if i := strings.IndexAny(ref, "~^"); i >= 0 {
 		name, suffix = ref[:i], ref[i:]
@@ -42,12 +41,12 @@ func (r *Repo) resolve(ref string) (*object.Commit, error) {
 		switch {
 		case op == '~':
 			for k := 0; k < n; k++ {
-				if commit, err = parent(commit, 1); err != nil {
+				if commit, err = r.parent(commit, 1); err != nil {
 					return nil, err
 				}
 			}
 		case n > 0:
-			if commit, err = parent(commit, n); err != nil {
+			if commit, err = r.parent(commit, n); err != nil {
 				return nil, err
 			}
 		}
@@ -56,21 +55,21 @@ func (r *Repo) resolve(ref string) (*object.Commit, error) {
 }
 
 // parent is the nth parent (1-based) of c.
-func parent(c *object.Commit, n int) (*object.Commit, error) {
+func (r *Repo) parent(c *Commit, n int) (*Commit, error) {
 	if n > c.NumParents() {
 		if c.NumParents() == 0 {
 			return nil, fmt.Errorf("commit %s has no parent", c.Hash.String()[:7])
 		}
 		return nil, fmt.Errorf("commit %s has %d parent(s), not %d", c.Hash.String()[:7], c.NumParents(), n)
 	}
-	p, err := c.Parent(n - 1)
+	p, err := r.commit(c.ParentHashes[n-1])
 	if err != nil {
 		return nil, fmt.Errorf("parent %d of %s: %w", n, c.Hash.String()[:7], err)
 	}
 	return p, nil
 }
 
-func (r *Repo) resolveName(name string) (*object.Commit, error) {
+func (r *Repo) resolveName(name string) (*Commit, error) {
 	if len(name) == 40 && isHex(name) {
 		return r.peel(plumbing.NewHash(name))
 	}
@@ -86,7 +85,7 @@ func (r *Repo) resolveName(name string) (*object.Commit, error) {
 		if err != nil {
 			return nil, err
 		}
-		var found []*object.Commit
+		var found []*Commit
 		for _, h := range hashes {
 			if !strings.HasPrefix(h.String(), strings.ToLower(name)) {
 				continue // an odd-length prefix is matched on its even part first
@@ -108,7 +107,7 @@ func (r *Repo) resolveName(name string) (*object.Commit, error) {
 
 // peel is the commit that h names: the commit itself, or what an
 // annotated tag (or a tag of a tag) points at.
-func (r *Repo) peel(h plumbing.Hash) (*object.Commit, error) {
+func (r *Repo) peel(h plumbing.Hash) (*Commit, error) {
 	for range 10 {
 		obj, err := r.store.EncodedObject(plumbing.AnyObject, h)
 		if err != nil {
@@ -116,13 +115,11 @@ func (r *Repo) peel(h plumbing.Hash) (*object.Commit, error) {
 		}
 		switch obj.Type() {
 		case plumbing.CommitObject:
-			return object.DecodeCommit(r.store, obj)
+			return decodeCommit(obj)
 		case plumbing.TagObject:
-			tag, err := object.DecodeTag(r.store, obj)
-			if err != nil {
+			if h, err = tagTarget(obj); err != nil {
 				return nil, err
 			}
-			h = tag.Target
 		default:
 			return nil, fmt.Errorf("%s is a %s, not a commit", h.String()[:7], obj.Type())
 		}

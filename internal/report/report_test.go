@@ -24,17 +24,19 @@ func testRules() []*analysis.Rule {
 			ID:       "ambiguous-scalar",
 			Severity: analysis.Error,
 			Summary:  "Unquoted scalar that Kubernetes reads as a bool, number or null",
-			Doc: "Kubernetes decodes manifests as YAML 1.1, where `yes`, `on`, `0755` and `~` " +
-				"are not strings.\n\nQuote the value to keep it a string.",
-			Bad:     "metadata:\n  labels:\n    active: yes\n",
-			Good:    "metadata:\n  labels:\n    active: \"yes\"\n",
+			Docs: analysis.StaticDocs(analysis.Documentation{
+				Doc: "Kubernetes decodes manifests as YAML 1.1, where `yes`, `on`, `0755` and `~` " +
+					"are not strings.\n\nQuote the value to keep it a string.",
+				Bad:  "metadata:\n  labels:\n    active: yes\n",
+				Good: "metadata:\n  labels:\n    active: \"yes\"\n",
+			}),
 			Fixable: true,
 		},
 		{
 			ID:       "service-selects-nothing",
 			Severity: analysis.Warning,
 			Summary:  "Service selector matches no pod template",
-			Doc:      "A Service whose selector matches no pod has no endpoints.",
+			Docs:     analysis.StaticDocs(analysis.Documentation{Doc: "A Service whose selector matches no pod has no endpoints."}),
 		},
 		{
 			ID:       "latest-tag",

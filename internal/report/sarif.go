@@ -205,12 +205,13 @@ func sarifRuleFor(r *analysis.Rule) sarifRule {
 	if r.Summary != "" {
 		sr.ShortDescription = &sarifMultiformat{Text: r.Summary}
 	}
-	doc := strings.TrimSpace(r.Doc)
+	docs := r.Documentation()
+	doc := strings.TrimSpace(docs.Doc)
 	if doc != "" {
 		// Doc is Markdown, which reads well enough as plain text too.
 		sr.FullDescription = &sarifMultiformat{Text: doc, Markdown: doc}
 	}
-	if md := helpMarkdown(doc, r); md != "" {
+	if md := helpMarkdown(doc, docs); md != "" {
 		text := doc
 		if text == "" {
 			text = r.Summary
@@ -221,7 +222,7 @@ func sarifRuleFor(r *analysis.Rule) sarifRule {
 }
 
 // helpMarkdown is the rule's documentation followed by its examples.
-func helpMarkdown(doc string, r *analysis.Rule) string {
+func helpMarkdown(doc string, docs analysis.Documentation) string {
 	var b strings.Builder
 	b.WriteString(doc)
 	example := func(title, yaml string) {
@@ -238,8 +239,8 @@ func helpMarkdown(doc string, r *analysis.Rule) string {
 		}
 		b.WriteString(title + "\n\n" + fence + "yaml\n" + yaml + "\n" + fence)
 	}
-	example("Bad:", r.Bad)
-	example("Good:", r.Good)
+	example("Bad:", docs.Bad)
+	example("Good:", docs.Good)
 	return b.String()
 }
 

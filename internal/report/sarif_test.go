@@ -332,11 +332,11 @@ func TestSARIFRuleHelp(t *testing.T) {
 		wantText string
 		wantMD   string // "" means no help at all
 	}{
-		{"doc and examples", analysis.Rule{ID: "a", Summary: "S", Doc: "Why.\n", Bad: "a: yes\n", Good: "a: \"yes\"\n"},
+		{"doc and examples", analysis.Rule{ID: "a", Summary: "S", Docs: analysis.StaticDocs(analysis.Documentation{Doc: "Why.\n", Bad: "a: yes\n", Good: "a: \"yes\"\n"})},
 			"Why.", "Why.\n\nBad:\n\n```yaml\na: yes\n```\n\nGood:\n\n```yaml\na: \"yes\"\n```"},
-		{"examples only", analysis.Rule{ID: "a", Summary: "S", Bad: "a: yes"},
+		{"examples only", analysis.Rule{ID: "a", Summary: "S", Docs: analysis.StaticDocs(analysis.Documentation{Bad: "a: yes"})},
 			"S", "Bad:\n\n```yaml\na: yes\n```"},
-		{"fence inside example", analysis.Rule{ID: "a", Doc: "D", Good: "x: |\n  ```\n"},
+		{"fence inside example", analysis.Rule{ID: "a", Docs: analysis.StaticDocs(analysis.Documentation{Doc: "D", Good: "x: |\n  ```\n"})},
 			"D", "D\n\nGood:\n\n````yaml\nx: |\n  ```\n````"},
 		{"nothing", analysis.Rule{ID: "a", Summary: "S"}, "", ""},
 	}
