@@ -67,22 +67,25 @@ func (e *Engine) findReleases(t *renderState, in treeInputs, run *chartRun) {
 	var releases, argoApps []releaseDoc
 	var objects []valuesObject
 	read := map[string]bool{}
-	scan := func(words ...string) {
+	scan := func(words scanWord) {
 		for _, input := range in.list {
 			key := t.key(input.Path)
 			if input.Path == manifest.Stdin || mayBelongToChart(input.Path) || read[key] {
 				continue
 			}
-			if rs, as, vs, ok := readReleaseObjects(key, e.MaxFileSize, words...); ok {
+			if ext := filepath.Ext(key); ext != ".yaml" && ext != ".yml" || !t.scans.mayHold(input.Path, key, words) {
+				continue
+			}
+			if rs, as, vs, ok := readReleaseObjects(key, e.MaxFileSize, words.texts()...); ok {
 				read[key] = true
 				releases, argoApps, objects = append(releases, rs...), append(argoApps, as...), append(objects, vs...)
 			}
 		}
 	}
-	scan("HelmRelease", "Application")
+	scan(wordHelmRelease | wordApplication)
 	for _, hr := range releases {
 		if manifest.Path(hr.node, "spec", "valuesFrom") != nil {
-			scan("ConfigMap", "Secret")
+			scan(wordConfigMap | wordSecret)
 			break
 		}
 	}
@@ -90,7 +93,7 @@ func (e *Engine) findReleases(t *renderState, in treeInputs, run *chartRun) {
 		// Source objects matter only to a chart an archive may be found
 		// or fetched for.
 		if (e.Fetcher != nil || e.ChartsDir != "") && readsFluxSource(hr.node) {
-			scan("HelmRepository", "OCIRepository", "HelmChart")
+			scan(wordHelmRepository | wordOCIRepository | wordHelmChart)
 			break
 		}
 	}
