@@ -340,7 +340,7 @@ func (e *Engine) lintInputs(t *renderState, in treeInputs, files *fileCache, ove
 		input := slots[i].Input
 		*slots[i] = *e.safely(input, func() *FileResult {
 			if !in.reached[i] {
-				ctx := e.context(input.Path, g.Listed)
+				ctx := e.context(input.Path, g)
 				// A Component's files, and the manifests of a directory
 				// Flux builds without a kustomization, are read by
 				// kustomize, not applied as written.
@@ -360,7 +360,7 @@ func (e *Engine) lintInputs(t *renderState, in treeInputs, files *fileCache, ove
 				return fr
 			}
 			if ctx.Kustomize == nil { // every root reaching it failed
-				ctx = e.context(input.Path, g.Listed)
+				ctx = e.context(input.Path, g)
 				ctx.Unrendered = true
 				// Its parents' labels complete its selectors, as they
 				// would have had the root rendered.
