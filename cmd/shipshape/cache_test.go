@@ -119,6 +119,9 @@ type editor struct {
 	// pending is a file a kustomization was made to name, created by the
 	// next edit.
 	pending string
+	// apps are the files an edit added an application object to (Argo
+	// CD, Flux), for a later edit to change unseen by stat.
+	apps []string
 }
 
 // labelsBlock is a block mapping of labels; its first entry's indent is
@@ -175,7 +178,7 @@ func (e *editor) edit(i int) string {
 	}
 	any := func(string) bool { return true }
 	isKust := func(p string) bool { return filepath.Base(p) == "kustomization.yaml" }
-	switch kind := e.rng.IntN(9); kind {
+	switch kind := e.rng.IntN(10); kind {
 	case 0, 1: // a value; half the time in a base other roots share
 		inBase := func(p string) bool { return kind == 1 == strings.Contains(p, "/base/") }
 		for range 20 {
@@ -258,6 +261,8 @@ func (e *editor) edit(i int) string {
 		}
 		e.t.Cleanup(func() { os.Chmod(p, 0o644) })
 		return fmt.Sprintf("made %s mode %v", e.rel(p), mode)
+	case 9: // an application object added, or one made another kind unseen by stat
+		return e.editApp(i)
 	default: // a kustomization names a file that does not exist yet
 		p := e.pick(e.files(func(p string) bool { return isKust(p) && bytes.Contains(e.read(p), []byte("\nresources:\n- ")) }))
 		if p == "" {
@@ -268,6 +273,55 @@ func (e *editor) edit(i int) string {
 		e.pending = filepath.Join(filepath.Dir(p), name)
 		return e.rel(p) + " names " + name + ", not there yet"
 	}
+}
+
+// appObjects are objects that make applications of a kustomize root
+// (%[1]s: its directory, relative to the tree; %[2]d: the edit): the scans
+// for them must see a file that gains one, or loses one.
+var appObjects = []string{
+	"apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: added-%[2]d, namespace: argocd}\nspec:\n  project: default\n  source:\n    repoURL: https://example.invalid/repo.git\n    path: %[1]s\n    kustomize: {namePrefix: added-%[2]d-}\n  destination: {server: https://kubernetes.default.svc, namespace: added-%[2]d}\n",
+	"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: added-%[2]d, namespace: flux-system}\nspec:\n  path: ./%[1]s\n  interval: 5m\n  prune: true\n  sourceRef: {kind: GitRepository, name: repo}\n  targetNamespace: added-%[2]d\n",
+}
+
+// editApp appends an application object to a file, or, half the time
+// when an earlier edit added one, turns that object's apiVersion into
+// another group, the file's size and mtime kept.
+func (e *editor) editApp(i int) string {
+	if len(e.apps) > 0 && e.rng.IntN(2) == 0 {
+		p := e.apps[e.rng.IntN(len(e.apps))]
+		st, err := os.Stat(p)
+		if err != nil {
+			return "no application file to change" // renamed or deleted since
+		}
+		data := e.read(p)
+		for _, group := range []string{"argoproj.io/", "fluxcd.io/"} {
+			if j := bytes.LastIndex(data, []byte(group)); j >= 0 {
+				edited := slices.Clone(data)
+				edited[j] = 'x'
+				e.write(p, edited)
+				if err := os.Chtimes(p, st.ModTime(), st.ModTime()); err != nil {
+					e.t.Fatal(err)
+				}
+				return fmt.Sprintf("made the %s object of %s another group, same size and mtime", group, e.rel(p))
+			}
+		}
+		return "no application object left in " + e.rel(p)
+	}
+	kust := e.pick(e.files(func(p string) bool { return filepath.Base(p) == "kustomization.yaml" }))
+	p := e.pick(e.files(func(p string) bool { return filepath.Base(p) != "kustomization.yaml" }))
+	if kust == "" || p == "" {
+		return "no root or file for an application"
+	}
+	obj := fmt.Sprintf(appObjects[e.rng.IntN(len(appObjects))], filepath.ToSlash(e.rel(filepath.Dir(kust))), i)
+	e.write(p, slices.Concat(e.read(p), []byte("\n---\n"+obj)))
+	// Older than the stat index's racy window, so that a later run's
+	// index vouches for these bytes, and the next edit of them is seen
+	// by their change time alone.
+	if err := os.Chtimes(p, time.Now().Add(-time.Hour), time.Now().Add(-time.Hour)); err != nil {
+		e.t.Fatal(err)
+	}
+	e.apps = append(e.apps, p)
+	return fmt.Sprintf("added an application of %s to %s", e.rel(filepath.Dir(kust)), e.rel(p))
 }
 
 // Damaged entries (cut short, a byte flipped) are ignored: the run prints

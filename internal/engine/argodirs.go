@@ -105,6 +105,9 @@ func (e *Engine) argoDirectories(t *renderState, inputs []manifest.Input, overla
 		}
 		file := t.inputKey(in)
 		data, changed := overlay[in.Path]
+		if !changed && !t.scans.mayHold(in.Path, file, wordArgo) {
+			return
+		}
 		if !changed {
 			var err error
 			if data, err = manifest.ReadRegular(file, e.MaxFileSize); err != nil {

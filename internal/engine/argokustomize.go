@@ -47,6 +47,9 @@ func (e *Engine) argoVariants(t *renderState, inputs []manifest.Input, overlay m
 		}
 		data, changed := overlay[in.Path]
 		var err error
+		if !changed && (!t.scans.mayHold(in.Path, file, wordArgo) || !t.scans.mayHold(in.Path, file, wordKustomizeKey)) {
+			continue
+		}
 		if !changed {
 			data, err = manifest.ReadRegular(file, e.MaxFileSize)
 		}

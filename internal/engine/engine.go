@@ -305,11 +305,15 @@ func (e *Engine) lintFileIn(in manifest.Input, data []byte, ctx manifest.Context
 	return fr
 }
 
-// context is what the kustomization beside a file says about it; listed
-// (may be nil) is what a walk saw of the directories (see
-// manifest.Listed).
-func (e *Engine) context(path string, listed manifest.Listed) manifest.Context {
-	return e.kusts.ForListed(path, listed)
+// context is what the kustomization beside a file says about it; g (may
+// be nil) is the run's kustomization graph: what its walk saw of the
+// directories (manifest.Listed) and the kustomizations it parsed
+// (manifest.KnownDocs), so that they are not read again.
+func (e *Engine) context(path string, g *render.Graph) manifest.Context {
+	if g == nil {
+		return e.kusts.ForListed(path, nil)
+	}
+	return e.kusts.ForWalked(path, g.Listed, g.KustomizationDoc)
 }
 
 // Relint is res with the files in changed linted again from their new

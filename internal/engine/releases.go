@@ -67,22 +67,45 @@ func (e *Engine) findReleases(t *renderState, in treeInputs, run *chartRun) {
 	var releases, argoApps []releaseDoc
 	var objects []valuesObject
 	read := map[string]bool{}
-	scan := func(words ...string) {
+	// candidate: the input may hold one of words, and also each of also.
+	candidate := func(input manifest.Input, words, also scanWord) bool {
+		key := t.key(input.Path)
+		if input.Path == manifest.Stdin || mayBelongToChart(input.Path) || read[key] {
+			return false
+		}
+		if ext := filepath.Ext(key); ext != ".yaml" && ext != ".yml" || !t.scans.mayHold(input.Path, key, words) {
+			return false
+		}
+		for w := scanWord(1); w != 0 && w <= also; w <<= 1 {
+			if also&w != 0 && !t.scans.mayHold(input.Path, key, w) {
+				return false
+			}
+		}
+		return true
+	}
+	scan := func(words, also scanWord) {
 		for _, input := range in.list {
-			key := t.key(input.Path)
-			if input.Path == manifest.Stdin || mayBelongToChart(input.Path) || read[key] {
+			if !candidate(input, words, also) {
 				continue
 			}
-			if rs, as, vs, ok := readReleaseObjects(key, e.MaxFileSize, words...); ok {
+			key := t.key(input.Path)
+			if rs, as, vs, ok := readReleaseObjects(key, e.MaxFileSize, words.texts()...); ok {
 				read[key] = true
 				releases, argoApps, objects = append(releases, rs...), append(argoApps, as...), append(objects, vs...)
 			}
 		}
 	}
-	scan("HelmRelease", "Application")
+	// A tree where no file may hold a HelmRelease has no release: the
+	// files that name only an Application are then parsed for Argo CD's
+	// alone (the values objects of others are read for releases only).
+	if slices.ContainsFunc(in.list, func(input manifest.Input) bool { return candidate(input, wordHelmRelease, 0) }) {
+		scan(wordHelmRelease|wordApplication, 0)
+	} else {
+		scan(wordApplication, wordArgo)
+	}
 	for _, hr := range releases {
 		if manifest.Path(hr.node, "spec", "valuesFrom") != nil {
-			scan("ConfigMap", "Secret")
+			scan(wordConfigMap|wordSecret, 0)
 			break
 		}
 	}
@@ -90,7 +113,7 @@ func (e *Engine) findReleases(t *renderState, in treeInputs, run *chartRun) {
 		// Source objects matter only to a chart an archive may be found
 		// or fetched for.
 		if (e.Fetcher != nil || e.ChartsDir != "") && readsFluxSource(hr.node) {
-			scan("HelmRepository", "OCIRepository", "HelmChart")
+			scan(wordHelmRepository|wordOCIRepository|wordHelmChart, 0)
 			break
 		}
 	}

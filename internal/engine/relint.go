@@ -25,7 +25,7 @@ func (e *Engine) relintTree(res *Result, changed map[string][]byte) *Result {
 	t.extra = nil
 	// Read by no kustomization, a changed file is linted as written.
 	plain := func(in manifest.Input, data []byte) *FileResult {
-		return e.lintFileIn(in, data, e.context(in.Path, t.graph.Listed), t.argoApps[in.Path])
+		return e.lintFileIn(in, data, e.context(in.Path, t.graph), t.argoApps[in.Path])
 	}
 	out := &Result{Files: e.relintFiles(res.Files[:rt.files], changed, plain), context: res.context, tree: rt}
 	files := map[string]*FileResult{}

@@ -73,6 +73,8 @@ type renderState struct {
 	// argoApps: the applications of the Argo CD Applications that apply
 	// a plain file with directory options, by input path (argodirs.go)
 	argoApps map[string][]analysis.AppID
+	// scans: which of the scans' words each file holds (scanwords.go)
+	scans *scanScreen
 }
 
 // RunTree lints inputs as applications (see above); paths are what was
@@ -104,6 +106,11 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	defer silenceKustomize()()
 	named := namedPaths(paths)
 	t := e.newRenderState(named, overlay, g)
+	files := e.openFileCache()
+	defer files.saveIndex()
+	scope, _ := e.wd.Abs(".")
+	t.scans = newScanScreen(e.MaxFileSize, files, scope)
+	defer t.scans.save()
 	plan := e.planRoots(t, inputs, overlay)
 	t.change = e.planChange(t, plan)
 	if len(plan.roots) > 0 {
@@ -123,7 +130,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 	if e.KeepSource {
 		res.tree.graph, res.tree.state = g, t
 	}
-	slots := e.lintInputs(t, in, overlay, r.rendered)
+	slots := e.lintInputs(t, in, files, overlay, r.rendered)
 	t.charts.quietTemplates(t, slots)
 	e.gather(t, res, slots, <-r.done, plan)
 	return res
@@ -202,14 +209,20 @@ func (e *Engine) planRoots(t *renderState, inputs []manifest.Input, overlay map[
 	var postBuilds []*render.FluxPostBuild
 	flux := sync.OnceValue(func() map[*render.Kustomization]*render.FluxApply {
 		files := make([]string, 0, len(inputs))
+		var paths []string
 		for _, in := range inputs {
 			if in.Path != manifest.Stdin {
 				files = append(files, t.inputKey(in))
+				paths = append(paths, in.Path)
 			}
 		}
-		// Every file is read, on all cores: the rendering waits for this.
+		// Every file is read (or screened), on all cores: the rendering
+		// waits for this.
 		held := make([][]byte, len(files))
 		e.parallel(len(files), func(i int) {
+			if _, over := changed[files[i]]; !over && !t.scans.mayHold(paths[i], files[i], wordFlux) {
+				return
+			}
 			if data := read(files[i]); render.MentionsFlux(data) {
 				held[i] = data
 			}
@@ -317,19 +330,17 @@ func (t *renderState) collectInputs(inputs []manifest.Input, named []string) tre
 
 // lintInputs lints the inputs on all cores, in.order's order: a file a
 // root reaches waits for rendered, to be read as kustomize reads it.
-func (e *Engine) lintInputs(t *renderState, in treeInputs, overlay map[string][]byte, rendered <-chan struct{}) []*FileResult {
+func (e *Engine) lintInputs(t *renderState, in treeInputs, files *fileCache, overlay map[string][]byte, rendered <-chan struct{}) []*FileResult {
 	g := t.graph
 	slots := make([]*FileResult, len(in.list))
 	for i, input := range in.list {
 		slots[i] = &FileResult{Input: input}
 	}
-	files := e.openFileCache()
-	defer files.saveIndex()
 	lint := func(i int) {
 		input := slots[i].Input
 		*slots[i] = *e.safely(input, func() *FileResult {
 			if !in.reached[i] {
-				ctx := e.context(input.Path, g.Listed)
+				ctx := e.context(input.Path, g)
 				// A Component's files, and the manifests of a directory
 				// Flux builds without a kustomization, are read by
 				// kustomize, not applied as written.
@@ -349,7 +360,7 @@ func (e *Engine) lintInputs(t *renderState, in treeInputs, overlay map[string][]
 				return fr
 			}
 			if ctx.Kustomize == nil { // every root reaching it failed
-				ctx = e.context(input.Path, g.Listed)
+				ctx = e.context(input.Path, g)
 				ctx.Unrendered = true
 				// Its parents' labels complete its selectors, as they
 				// would have had the root rendered.

@@ -61,8 +61,9 @@ type kustomizationDir struct {
 	kz   *kustomization // nil: the directory has none
 }
 
-// get returns the kustomization of dir, reading it on first use.
-func (k *Kustomizations) get(dir string) *kustomization {
+// get returns the kustomization of dir, reading it on first use (or
+// taking the document known gives).
+func (k *Kustomizations) get(dir string, known KnownDocs) *kustomization {
 	k.mu.Lock()
 	if k.dirs == nil {
 		k.dirs = map[string]*kustomizationDir{}
@@ -73,7 +74,15 @@ func (k *Kustomizations) get(dir string) *kustomization {
 		k.dirs[dir] = d
 	}
 	k.mu.Unlock()
-	d.once.Do(func() { d.kz = readKustomization(dir) })
+	d.once.Do(func() {
+		if known != nil {
+			if doc, ok := known(dir); ok {
+				d.kz = kustomizationOf(dir, doc)
+				return
+			}
+		}
+		d.kz = readKustomization(dir)
+	})
 	return d.kz
 }
 
@@ -87,6 +96,13 @@ type kustomization struct {
 // list.
 type Listed func(dir string) (has, seen bool)
 
+// KnownDocs answers from a walk that already parsed it the document of
+// dir's kustomization file: the root mapping of the bytes of its first
+// name (kustomizationNames) that reads, as readKustomization would parse
+// them; ok is false whenever the walk cannot say exactly that (then the
+// file is read here).
+type KnownDocs func(dir string) (doc *yaml.Node, ok bool)
+
 // For returns the context of path: patches are looked up in the
 // kustomizations of its directory and the two above it (a
 // `patches/deploy.yaml` layout is common), selector labels only in its own
@@ -97,6 +113,12 @@ func (k *Kustomizations) For(path string) Context { return k.ForListed(path, nil
 // directories a walk saw without a kustomization file: they are most
 // directories, and three failed opens each.
 func (k *Kustomizations) ForListed(path string, listed Listed) Context {
+	return k.ForWalked(path, listed, nil)
+}
+
+// ForWalked is ForListed, where known (when not nil) spares the reads and
+// parses of the kustomizations the walk parsed (render.Discover).
+func (k *Kustomizations) ForWalked(path string, listed Listed, known KnownDocs) Context {
 	var ctx Context
 	if path == Stdin {
 		return ctx
@@ -112,7 +134,7 @@ func (k *Kustomizations) ForListed(path string, listed Listed) Context {
 		inScope = func(d string) bool { return scope.Within(d, top) }
 	}
 	for i := 0; i < 3 && inScope(dir); i++ {
-		if kz := k.near(dir, listed); kz != nil {
+		if kz := k.near(dir, listed, known); kz != nil {
 			if i == 0 && !kz.resources[abs] && !kz.patches[abs] {
 				ctx.Beside = true
 			}
@@ -133,13 +155,13 @@ func (k *Kustomizations) ForListed(path string, listed Listed) Context {
 }
 
 // near is get, unless listed says dir holds no kustomization file.
-func (k *Kustomizations) near(dir string, listed Listed) *kustomization {
+func (k *Kustomizations) near(dir string, listed Listed, known KnownDocs) *kustomization {
 	if listed != nil {
 		if has, seen := listed(dir); seen && !has {
 			return nil
 		}
 	}
-	return k.get(dir)
+	return k.get(dir, known)
 }
 
 func readKustomization(dir string) *kustomization {
@@ -148,16 +170,6 @@ func readKustomization(dir string) *kustomization {
 		if err != nil {
 			continue
 		}
-		var k struct {
-			Resources []string `yaml:"resources"`
-			Patches   []struct {
-				Path string `yaml:"path"`
-			} `yaml:"patches"`
-			PatchesStrategicMerge []string `yaml:"patchesStrategicMerge"`
-			PatchesJSON6902       []struct {
-				Path string `yaml:"path"`
-			} `yaml:"patchesJson6902"`
-		}
 		// A kustomization we cannot read only loses these hints; the file
 		// itself is linted on its own and reports its own errors.
 		var doc yaml.Node
@@ -165,31 +177,49 @@ func readKustomization(dir string) *kustomization {
 		var root *yaml.Node
 		if len(doc.Content) > 0 {
 			root = doc.Content[0]
-			_ = root.Decode(&k)
 		}
-		kz := &kustomization{patches: map[string]bool{}, resources: map[string]bool{}}
-		add := func(set map[string]bool, p string) {
-			// Inline patches are YAML text, not paths.
-			if p != "" && !strings.ContainsAny(p, "\n:") {
-				set[filepath.Join(dir, p)] = true
-			}
-		}
-		for _, p := range k.Resources {
-			add(kz.resources, p)
-		}
-		for _, p := range k.Patches {
-			add(kz.patches, p.Path)
-		}
-		for _, p := range k.PatchesStrategicMerge {
-			add(kz.patches, p)
-		}
-		for _, p := range k.PatchesJSON6902 {
-			add(kz.patches, p.Path)
-		}
-		kz.selectorLabels = SelectorLabelsOf(root)
-		return kz
+		return kustomizationOf(dir, root)
 	}
 	return nil
+}
+
+// kustomizationOf is what the kustomization document root (nil: none
+// parsed) of dir says of the files it names.
+func kustomizationOf(dir string, root *yaml.Node) *kustomization {
+	var k struct {
+		Resources []string `yaml:"resources"`
+		Patches   []struct {
+			Path string `yaml:"path"`
+		} `yaml:"patches"`
+		PatchesStrategicMerge []string `yaml:"patchesStrategicMerge"`
+		PatchesJSON6902       []struct {
+			Path string `yaml:"path"`
+		} `yaml:"patchesJson6902"`
+	}
+	if root != nil {
+		_ = root.Decode(&k)
+	}
+	kz := &kustomization{patches: map[string]bool{}, resources: map[string]bool{}}
+	add := func(set map[string]bool, p string) {
+		// Inline patches are YAML text, not paths.
+		if p != "" && !strings.ContainsAny(p, "\n:") {
+			set[filepath.Join(dir, p)] = true
+		}
+	}
+	for _, p := range k.Resources {
+		add(kz.resources, p)
+	}
+	for _, p := range k.Patches {
+		add(kz.patches, p.Path)
+	}
+	for _, p := range k.PatchesStrategicMerge {
+		add(kz.patches, p)
+	}
+	for _, p := range k.PatchesJSON6902 {
+		add(kz.patches, p.Path)
+	}
+	kz.selectorLabels = SelectorLabelsOf(root)
+	return kz
 }
 
 // SelectorLabelsOf returns the labels the kustomization doc adds to
