@@ -15,11 +15,55 @@ import (
 // charts, roots that do not render, remote bases) and the example GitOps
 // repository whole and as n = 1, 2, 3, 5 shards (see wantShardUnion).
 func TestShardUnion(t *testing.T) {
-	wantShardUnion(t, []string{filepath.Join("..", "..", "testdata", "render"), filepath.Join("..", "..", "examples", "gitops-repo")})
+	wantShardUnion(t, []string{filepath.Join("..", "..", "testdata", "render"), filepath.Join("..", "..", "examples", "gitops-repo"), crossShardTree(t)})
+}
+
+// crossShardTree writes a tree whose Services select pods of other
+// applications (another root, another plain directory), which the shards
+// spread apart: a shard judges its Services with the pods of the others'
+// applications (their summaries), and reports none of their findings.
+func crossShardTree(t *testing.T) string {
+	dir := filepath.Join(t.TempDir(), "cross")
+	deployment := func(name, label string) string {
+		return fmt.Sprintf("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: %s\nspec:\n  selector:\n    matchLabels:\n      app: %s\n  template:\n    metadata:\n      labels:\n        app: %s\n    spec:\n      containers:\n      - name: c\n        image: nginx:1.27\n", name, label, label)
+	}
+	service := func(label string) string {
+		return fmt.Sprintf("apiVersion: v1\nkind: Service\nmetadata:\n  name: svc-%s\nspec:\n  selector:\n    app: %s\n  ports:\n  - port: 80\n", label, label)
+	}
+	files := map[string]string{}
+	for i := range 8 {
+		label := fmt.Sprintf("web%d", i)
+		// A Service beside a workload of its own (so that it is judged),
+		// selecting the pods of another root or of a plain directory;
+		// the last selects pods no application has.
+		if i == 7 {
+			label = "nothing"
+		}
+		files[fmt.Sprintf("svc%d/kustomization.yaml", i)] = "resources: [service.yaml, own.yaml]\n"
+		files[fmt.Sprintf("svc%d/service.yaml", i)] = service(label)
+		files[fmt.Sprintf("svc%d/own.yaml", i)] = deployment(fmt.Sprintf("own%d", i), fmt.Sprintf("own%d", i))
+		files[fmt.Sprintf("plainsvc%d/service.yaml", i)] = service(label)
+		files[fmt.Sprintf("plainsvc%d/own.yaml", i)] = deployment(fmt.Sprintf("plainown%d", i), fmt.Sprintf("plainown%d", i))
+		if i%2 == 0 {
+			files[fmt.Sprintf("pods%d/kustomization.yaml", i)] = "resources: [deployment.yaml]\n"
+		}
+		files[fmt.Sprintf("pods%d/deployment.yaml", i)] = deployment(fmt.Sprintf("web%d", i), fmt.Sprintf("web%d", i))
+	}
+	for name, data := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // TestShardUnionCorpus is TestShardUnion over the corpus and each tree of
-// the kustomize corpus. The race detector would make its 48 runs of the
+// the kustomize corpus and of the fleet corpus (GitOps repositories: Flux,
+// Argo CD, Helm). The race detector would make its 48 runs of the
 // larger trees take most of an hour: under it the test is skipped, and
 // .ci/run runs it without the detector (its corpus step runs the tests
 // named Corpus).
@@ -29,11 +73,15 @@ func TestShardUnionCorpus(t *testing.T) {
 	if corpus.Stride() > 1 {
 		t.Skip("race detector on: the corpus shard union runs without it (.ci/run, go test -run Corpus)")
 	}
-	more, err := filepath.Glob(filepath.Join(kdir, "*"))
-	if err != nil {
-		t.Fatal(err)
+	fdir := corpus.FleetDir(t)
+	for _, dir := range []string{kdir, fdir} {
+		more, err := filepath.Glob(filepath.Join(dir, "*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		trees = append(trees, more...)
 	}
-	wantShardUnion(t, append(trees, more...))
+	wantShardUnion(t, trees)
 }
 
 // wantShardUnion lints each tree whole and as n = 1, 2, 3, 5 shards:
