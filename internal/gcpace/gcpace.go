@@ -108,7 +108,8 @@ const RaiseCap = 512 << 20
 // It is 192 MB, not RaiseCap: with Finish no longer the run's peak (see
 // internal/engine/crossplace.go), the 11 × corpus's live heap stays
 // under 90 MB, and under this ceiling its peak RSS fell from 345 to
-// 217 MB for no measurable CPU (docs/performance.md, 2026-11-29 18:30);
+// 217 MB at 0.98-1.09 × main's CPU in two side-by-side rounds under
+// heavy load (docs/performance.md, 2026-11-29);
 // a large root (live heap past 150 MB) still gets a quarter of its live
 // heap above it (Capped), as before.
 const Ceiling = 192 << 20
