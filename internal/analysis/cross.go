@@ -88,7 +88,7 @@ type CrossPass struct {
 	Config *config.Config
 	report func(Finding)
 	shared map[any]any
-	apps   []AppID
+	appOf  func(i int) AppID
 	unread map[AppID]bool
 }
 
@@ -162,7 +162,7 @@ func (a *ArgoDirectory) LeftOutBy(file string) (DirectoryOption, bool) {
 // Application names the application the i-th summary comes from: a
 // Repository rule that looks across applications for what it misses may
 // still judge some things per application.
-func (p *CrossPass) Application(i int) AppID { return p.apps[i] }
+func (p *CrossPass) Application(i int) AppID { return p.appOf(i) }
 
 // Unread reports whether application app holds a file shipshape could
 // not read as objects (a template): a rule that reports an absence (no
@@ -179,7 +179,14 @@ func (p *CrossPass) Unread(app AppID) bool {
 // apps names each summary's application (see Application); unread holds
 // the applications with a file not read as objects (see Unread).
 func NewCrossPass(r *Rule, cfg *config.Config, shared map[any]any, apps []AppID, unread map[AppID]bool, report func(Finding)) *CrossPass {
-	return &CrossPass{Rule: r, Config: cfg, report: report, shared: shared, apps: apps, unread: unread}
+	return NewCrossPassOf(r, cfg, shared, func(i int) AppID { return apps[i] }, unread, report)
+}
+
+// NewCrossPassOf is NewCrossPass with each summary's application given by
+// appOf: a driver that keeps one small index per summary, not an AppID,
+// over a large tree's hundreds of thousands of summaries.
+func NewCrossPassOf(r *Rule, cfg *config.Config, shared map[any]any, appOf func(i int) AppID, unread map[AppID]bool, report func(Finding)) *CrossPass {
+	return &CrossPass{Rule: r, Config: cfg, report: report, shared: shared, appOf: appOf, unread: unread}
 }
 
 // Report records a finding (built by Pass.Finding during Summarize).

@@ -115,24 +115,31 @@ type objectFile struct {
 // application of its own.
 func splitApps(files ...[]*FileResult) map[analysis.AppID]bool {
 	split := map[analysis.AppID]bool{}
+	// Keyed by the application's number, not the AppID: one entry per
+	// object of the run.
 	type key struct {
-		app  analysis.AppID
+		app  int32
 		hash uint64
 	}
+	var apps crossApps
 	first := map[key]objectFile{}
+	var numbers []int32 // the file's applications
 	for _, list := range files {
 		for _, fr := range list {
+			if len(fr.ids) == 0 {
+				continue
+			}
+			numbers = append(numbers[:0], apps.index(fr.idApp))
+			for _, app := range fr.moreApps {
+				numbers = append(numbers, apps.index(app))
+			}
 			for _, id := range fr.ids {
-				for i := -1; i < len(fr.moreApps); i++ {
-					app := fr.idApp
-					if i >= 0 {
-						app = fr.moreApps[i]
-					}
-					k := key{app, id.hash}
+				for _, n := range numbers {
+					k := key{n, id.hash}
 					if f, ok := first[k]; !ok {
 						first[k] = id.file
 					} else if f != id.file {
-						split[app] = true
+						split[apps.list[n]] = true
 					}
 				}
 			}
@@ -158,10 +165,12 @@ func (e *Engine) summarize(fr *FileResult, obj *manifest.Object, k objectKey, ap
 	}
 }
 
-// placedSummary is a summary with its origin, for Finish to sort and group.
+// placedSummary is a summary with its origin and the index of its
+// application (see crossApps), for Finish to sort and group.
 type placedSummary struct {
 	*summary
 	*summaryOrigin
+	app int32
 }
 
 // Finish runs the cross-resource rules over the summaries of res's files
@@ -178,8 +187,15 @@ func (e *Engine) Finish(res *Result) {
 // finish is Finish with where each cross-resource finding goes (nil: not
 // reported, a context file's).
 func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) {
+	e.finishPlacing(res, fileOf, nil)
+}
+
+// finishPlacing is finish, with the rules' findings held until they have
+// all run and then given, in the order reported, to place with the
+// report of fileOf; a nil place reports each as it comes.
+func (e *Engine) finishPlacing(res *Result, fileOf func(analysis.Finding) *FileResult, place func(held []analysis.Finding, report func(analysis.Finding))) {
 	// Pointers, not copies: over a large tree the summaries are most of
-	// what a run keeps.
+	// what a run keeps, and Finish runs when the heap is at its largest.
 	var all []placedSummary
 	res.Resources = 0
 	for _, fr := range res.Files {
@@ -191,7 +207,7 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 		for _, fr := range files {
 			for i := range fr.summaries {
 				s := &fr.summaries[i]
-				all = append(all, placedSummary{s, &fr.origins[s.origin]})
+				all = append(all, placedSummary{s, &fr.origins[s.origin], 0})
 			}
 			if fr.unreadApp != (analysis.AppID{}) {
 				unread[fr.unreadApp] = true
@@ -202,77 +218,13 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 		}
 	}
 	if len(e.cross) > 0 && len(all) > 0 {
-		// File order, whatever order files were read in.
-		slices.SortStableFunc(all, func(a, b placedSummary) int {
-			return cmp.Or(a.file.compare(b.file), cmp.Compare(a.doc, b.doc), cmp.Compare(a.item, b.item))
-		})
-		reported := reportedOnce{}
-		report := func(f analysis.Finding) {
-			fr := fileOf(f)
-			if fr == nil || fr.Input.Context || fr.ignores.suppresses(f.Line, f.Rule) || fr.optOuts[objectKey{f.Doc, f.Item}].Has(f.Rule) || !reported.first(fr, f) {
-				return
-			}
-			f.Severity = e.severityOf(f)
-			fr.Findings = append(fr.Findings, f)
-		}
-		// Each rule's summaries, by application in the order their first
-		// summary comes: one pass, whatever the number of applications.
-		type group struct {
-			values []any
-			apps   []analysis.AppID
-		}
-		byRule := make([]map[analysis.AppID]*group, len(e.cross))
-		var apps []analysis.AppID
-		seen := map[analysis.AppID]bool{}
-		split := splitApps(res.Files, res.context)
-		for _, s := range all {
-			app := s.app
-			if split[app] {
-				app.File = s.file.path
-			}
-			if !seen[app] {
-				seen[app] = true
-				apps = append(apps, app)
-			}
-			if byRule[s.rule] == nil {
-				byRule[s.rule] = map[analysis.AppID]*group{}
-			}
-			g := byRule[s.rule][app]
-			if g == nil {
-				g = &group{}
-				byRule[s.rule][app] = g
-			}
-			g.values = append(g.values, s.value)
-			g.apps = append(g.apps, app)
-		}
-		// The memos: one per application, and one for the Repository rules.
-		shared := map[analysis.AppID]map[any]any{}
-		repository := map[any]any{}
-		memo := func(key analysis.AppID) map[any]any {
-			if shared[key] == nil {
-				shared[key] = map[any]any{}
-			}
-			return shared[key]
-		}
-		for i, r := range e.cross {
-			if r.Scope == analysis.PerApplication {
-				for _, a := range apps {
-					if g := byRule[i][a]; g != nil {
-						r.Cross.Finish(analysis.NewCrossPass(r, e.cfg, memo(a), g.apps, unread, report), g.values)
-					}
-				}
-				continue
-			}
-			var all group
-			for _, a := range apps {
-				if g := byRule[i][a]; g != nil {
-					all.values = append(all.values, g.values...)
-					all.apps = append(all.apps, g.apps...)
-				}
-			}
-			if len(all.values) > 0 {
-				r.Cross.Finish(analysis.NewCrossPass(r, e.cfg, repository, all.apps, unread, report), all.values)
-			}
+		report := e.reporter(fileOf)
+		if place == nil {
+			e.judgeAll(all, splitApps(res.Files, res.context), unread, report)
+		} else {
+			var held []analysis.Finding
+			e.judgeAll(all, splitApps(res.Files, res.context), unread, func(f analysis.Finding) { held = append(held, f) })
+			place(held, report)
 		}
 	}
 	res.Findings = res.Findings[:0]
@@ -282,6 +234,115 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 		analysis.Sort(fr.Findings)
 		res.Findings = append(res.Findings, fr.Findings...)
 	}
+}
+
+// reporter is where Finish reports a cross-resource finding: to the file
+// fileOf names, unless it is a context file's, suppressed there, opted
+// out by its object, or already reported by another application.
+func (e *Engine) reporter(fileOf func(analysis.Finding) *FileResult) func(analysis.Finding) {
+	reported := reportedOnce{}
+	return func(f analysis.Finding) {
+		fr := fileOf(f)
+		if fr == nil || fr.Input.Context || fr.ignores.suppresses(f.Line, f.Rule) || fr.optOuts[objectKey{f.Doc, f.Item}].Has(f.Rule) || !reported.first(fr, f) {
+			return
+		}
+		f.Severity = e.severityOf(f)
+		fr.Findings = append(fr.Findings, f)
+	}
+}
+
+// judgeAll runs each cross-resource rule's Finish over all, the run's
+// summaries: once per application, in the order the applications' first
+// summaries come in file order, or once over all of them for Repository
+// rules. split holds the directories judged file by file (splitApps).
+//
+// The summaries are grouped by sorting all in place by rule and then
+// application, not by copying them into a group per rule and
+// application: one index per summary instead of a value and an AppID.
+func (e *Engine) judgeAll(all []placedSummary, split map[analysis.AppID]bool, unread map[analysis.AppID]bool, report func(analysis.Finding)) {
+	// File order, whatever order files were read in.
+	slices.SortStableFunc(all, func(a, b placedSummary) int {
+		return cmp.Or(a.file.compare(b.file), cmp.Compare(a.doc, b.doc), cmp.Compare(a.item, b.item))
+	})
+	var apps crossApps
+	for i := range all {
+		app := all[i].summaryOrigin.app
+		if split[app] {
+			app.File = all[i].file.path
+		}
+		all[i].app = apps.index(app)
+	}
+	// Applications numbered in order of first summary: sorting by rule
+	// and number keeps file order within each group.
+	slices.SortStableFunc(all, func(a, b placedSummary) int {
+		return cmp.Or(cmp.Compare(a.rule, b.rule), cmp.Compare(a.app, b.app))
+	})
+	// The memos: one per application, and one for the Repository rules.
+	shared := make([]map[any]any, len(apps.list))
+	repository := map[any]any{}
+	var values []any // Finish's argument, reused: Summaries' Finish copies it
+	for len(all) > 0 {
+		rule := all[0].rule
+		n := 1
+		for n < len(all) && all[n].rule == rule {
+			n++
+		}
+		group := all[:n]
+		all = all[n:]
+		r := e.cross[rule]
+		appOf := func(i int) analysis.AppID { return apps.list[group[i].app] }
+		if r.Scope != analysis.PerApplication {
+			values = valuesOf(values, group)
+			r.Cross.Finish(analysis.NewCrossPassOf(r, e.cfg, repository, appOf, unread, report), values)
+			continue
+		}
+		for len(group) > 0 {
+			app := group[0].app
+			m := 1
+			for m < len(group) && group[m].app == app {
+				m++
+			}
+			if shared[app] == nil {
+				shared[app] = map[any]any{}
+			}
+			values = valuesOf(values, group[:m])
+			one := apps.list[app]
+			r.Cross.Finish(analysis.NewCrossPassOf(r, e.cfg, shared[app], func(int) analysis.AppID { return one }, unread, report), values)
+			group = group[m:]
+		}
+	}
+}
+
+// valuesOf is the summaries' values, in buf.
+func valuesOf(buf []any, summaries []placedSummary) []any {
+	buf = buf[:0]
+	for _, s := range summaries {
+		buf = append(buf, s.value)
+	}
+	return buf
+}
+
+// crossApps numbers applications in the order they are first asked for.
+type crossApps struct {
+	list    []analysis.AppID
+	numbers map[analysis.AppID]int32
+}
+
+// index is app's number, numbering it if it has none.
+func (a *crossApps) index(app analysis.AppID) int32 {
+	if n := len(a.list); n > 0 && a.list[n-1] == app {
+		return int32(n - 1) // a file's summaries come together
+	}
+	if i, ok := a.numbers[app]; ok {
+		return i
+	}
+	if a.numbers == nil {
+		a.numbers = map[analysis.AppID]int32{}
+	}
+	i := int32(len(a.list))
+	a.numbers[app] = i
+	a.list = append(a.list, app)
+	return i
 }
 
 // compare orders the objects of rendered roots first (by root), then

@@ -452,25 +452,28 @@ func (e *Engine) gather(t *renderState, res *Result, slots []*FileResult, done r
 // source; the files of an application that were not named and got a
 // finding only now come last.
 func (e *Engine) finishTree(res *Result, t *renderState, files map[string]*FileResult) {
-	e.finish(res, func(f analysis.Finding) *FileResult {
-		if app := t.charts.about(f); app != nil {
-			if !app.judged.optOuts[objectKey{f.Doc, -1}].Has(f.Rule) {
-				e.placeChart(t, files, app, f)
+	fileOf := func(f analysis.Finding) *FileResult { return files[t.key(f.File)] }
+	e.finishPlacing(res, fileOf, func(held []analysis.Finding, report func(analysis.Finding)) {
+		placed := e.locateHeld(t, held)
+		for i, f := range held {
+			if app := t.charts.about(f); app != nil {
+				if !app.judged.optOuts[objectKey{f.Doc, -1}].Has(f.Rule) {
+					e.placeChart(t, files, app, f)
+				}
+				continue
 			}
-			return nil
-		}
-		if v, ok := t.substituted[f.File]; ok {
-			e.placeSubstituted(t, files, v.pb, v.vars, v.src, f)
-			return nil
-		}
-		if f.Rendered {
-			if r := t.judged[f.File]; r != nil && !r.optOuts[objectKey{f.Doc, -1}].Has(f.Rule) {
-				t.whole(f.File)
-				e.place(t, files, f)
+			if v, ok := t.substituted[f.File]; ok {
+				e.placeSubstituted(t, files, v.pb, v.vars, v.src, f)
+				continue
 			}
-			return nil
+			if f.Rendered {
+				for _, p := range placed[i] {
+					e.record(t, files, p)
+				}
+				continue
+			}
+			report(f)
 		}
-		return files[t.key(f.File)]
 	})
 	for _, fr := range t.extra {
 		analysis.Sort(fr.Findings)

@@ -93,28 +93,35 @@ func Raise(r float64) (restore func(), ok bool) {
 	}, true
 }
 
-// raiseCap bounds the heap a Raise paces for: over a tree of large CRD
+// RaiseCap bounds the heap a Raise paces for: over a tree of large CRD
 // bundles (kserve's 11 MB, its roots rendered two at a time) the live
 // heap reaches 400 MB, and five times that is more memory than a CI
 // runner has, for a few percent of CPU.
-const raiseCap = 512 << 20
+const RaiseCap = 512 << 20
 
 // Ceiling is the heap Start bounds a run by once the ratio paces (see
 // Capped): the ratio alone lets a large live heap (a repository of many
 // roots, the summaries of many files) leave up to twice itself of
 // garbage, so that memory grew with the repository; under the ceiling it
-// grows only with the live heap, past it. It is raiseCap: what rendering
-// the largest roots needs at their ratio.
-const Ceiling = raiseCap
+// grows only with the live heap, past it.
+//
+// It is 192 MB, not RaiseCap: with Finish no longer the run's peak (see
+// internal/engine/crossplace.go), the 11 × corpus's live heap stays
+// under 90 MB, and under this ceiling its peak RSS fell from 345 to
+// 217 MB at 0.98-1.09 × main's CPU in two side-by-side rounds under
+// heavy load (docs/performance.md, 2026-11-29);
+// a large root (live heap past 150 MB) still gets a quarter of its live
+// heap above it (Capped), as before.
+const Ceiling = 192 << 20
 
 // Raised is the ratio in force when Raise asked for r over a base ratio
 // and the live heap is live bytes: r while r times live fits in
-// raiseCap, then what fits, never under base.
+// RaiseCap, then what fits, never under base.
 func Raised(base, r float64, live uint64) float64 {
-	if live == 0 || r*float64(live) <= raiseCap {
+	if live == 0 || r*float64(live) <= RaiseCap {
 		return r
 	}
-	return max(base, raiseCap/float64(live))
+	return max(base, RaiseCap/float64(live))
 }
 
 // Cap bounds the heap by a soft memory limit of bytes while the ratio

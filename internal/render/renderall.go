@@ -81,9 +81,12 @@ func (r *Renderer) parallel(ctx context.Context, roots []*Kustomization, do func
 
 // renderHeapInFlight bounds the heap the roots rendering at once are
 // estimated to take (heapPerYAMLByte of the bytes each reaches): half the
-// collector's ceiling (gcpace.Ceiling), so that two large roots do not
-// render side by side past it, while small roots still take every core.
-const renderHeapInFlight = gcpace.Ceiling / 2
+// heap a rendering is paced for (gcpace.RaiseCap), so that two large
+// roots do not render side by side past it, while small roots still take
+// every core. Not half gcpace.Ceiling: that bounds the heap between
+// collections, not what may be live, and at 96 MB would render more
+// roots alone.
+const renderHeapInFlight = gcpace.RaiseCap / 2
 
 // heapGate admits roots to render while the heap estimated for those
 // rendering fits in capacity; a root estimated at more renders alone.
