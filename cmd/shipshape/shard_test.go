@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/shipshape-dev/shipshape/internal/corpus"
+	"github.com/shipshape-dev/shipshape/internal/testtree"
 )
 
 // TestShardUnion lints the repository's render cases (shared bases, Helm
@@ -49,15 +50,7 @@ func crossShardTree(t *testing.T) string {
 		}
 		files[fmt.Sprintf("pods%d/deployment.yaml", i)] = deployment(fmt.Sprintf("web%d", i), fmt.Sprintf("web%d", i))
 	}
-	for name, data := range files {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, dir, files)
 	return dir
 }
 
