@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 	"sigs.k8s.io/kustomize/api/resource"
@@ -134,6 +135,21 @@ func isInline(n *yaml.Node) bool {
 // own, not a guess. A few spellings the parser rejects but a reader would
 // still call remote (ssh://, git::, file://) are refused too.
 func IsRemote(path string) bool {
+	if known, ok := remoteAnswers.Load(path); ok {
+		return known.(bool)
+	}
+	remote := isRemote(path)
+	remoteAnswers.Store(path, remote)
+	return remote
+}
+
+// remoteAnswers keeps IsRemote's answer per entry. kustomize's parser
+// compiles a regular expression on every call (git.extractUsername): 6 %
+// of a warm pre-commit run over 2,000 files, for a few hundred distinct
+// entries ("../base" in every overlay).
+var remoteAnswers sync.Map
+
+func isRemote(path string) bool {
 	if u, err := url.Parse(path); err == nil && len(u.Scheme) > 1 && strings.Contains(path, "://") {
 		// Any scheme (http, https, ssh, git, file, s3...) is not a local
 		// path; a single letter is a Windows drive.
