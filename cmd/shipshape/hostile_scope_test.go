@@ -47,6 +47,11 @@ func TestHostileScope(t *testing.T) {
 		if !hasFinding(at[link], "read-error", 0, "outside the repository") {
 			t.Errorf("%s: no read-error saying the link leads outside; got %+v", link, at[link])
 		}
+		// Anything else there was read through the link (a fleet.yaml's
+		// render-skipped).
+		if len(at[link]) != 1 {
+			t.Errorf("%s: read through the link: %+v", link, at[link])
+		}
 	}
 	if !hasFinding(at[tr.Good], "daemonset-replicas", 0, "") {
 		t.Errorf("the application inside the repository is still judged: got %+v", at[tr.Good])

@@ -24,6 +24,8 @@ const (
 	APIVersion = "shipshape.dev/v1alpha1"
 	Kind       = "ShipshapeConfig"
 	FileName   = ".shipshape.yaml"
+	// maxConfigSize bounds the config file: a few kilobytes in practice.
+	maxConfigSize = 1 << 20
 )
 
 // Config is the spec of a ShipshapeConfig.
@@ -129,7 +131,9 @@ func Parse(data []byte, source string) (*Config, error) {
 
 // Load reads the config file at p.
 func Load(p string) (*Config, error) {
-	data, err := os.ReadFile(p)
+	// A repository's config is a stranger's input too: a link to
+	// /dev/zero is refused, not read without end.
+	data, err := manifest.ReadRegular(p, maxConfigSize)
 	if err != nil {
 		return nil, &Error{p, err.Error()}
 	}

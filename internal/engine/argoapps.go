@@ -58,8 +58,8 @@ func (e *Engine) argoReleases(t *renderState, doc releaseDoc, run *chartRun) {
 		}
 		helm := manifest.Path(src, "helm")
 		values, ok := argoValues(doc.file, helm, func(name string) (helmrender.ValuesSource, bool, bool) {
-			return valueFile(dir, name, e.contains)
-		})
+			return valueFile(dir, name, e.contains, e.MaxFileSize)
+		}, e.MaxFileSize)
 		if !ok {
 			continue
 		}
@@ -99,7 +99,7 @@ type valueFileReader func(name string) (src helmrender.ValuesSource, found, ok b
 
 // argoValues are an Application source's values sources, lowest first;
 // false when one cannot be read here.
-func argoValues(appFile string, helm *yaml.Node, readValueFile valueFileReader) ([]helmrender.ValuesSource, bool) {
+func argoValues(appFile string, helm *yaml.Node, readValueFile valueFileReader, limit int64) ([]helmrender.ValuesSource, bool) {
 	if helm == nil {
 		return nil, true
 	}
@@ -119,7 +119,7 @@ func argoValues(appFile string, helm *yaml.Node, readValueFile valueFileReader) 
 	if obj := manifest.Path(helm, "valuesObject"); obj != nil && obj.Kind == yaml.MappingNode {
 		out = append(out, helmrender.ValuesSource{File: appFile, Node: obj})
 	} else if text := manifest.Path(helm, "values"); text != nil && text.Kind == yaml.ScalarNode {
-		src, ok := embeddedValues(appFile, text.Value, text)
+		src, ok := embeddedValues(appFile, text.Value, text, limit)
 		if !ok {
 			return nil, false
 		}
@@ -141,7 +141,7 @@ func argoValues(appFile string, helm *yaml.Node, readValueFile valueFileReader) 
 // it does not exist, ok false when it names something shipshape does not
 // read (a URL, another source's $ref, a path out of the chart's tree or
 // out of the scope, by name or through a link: never opened).
-func valueFile(chartDir, name string, contains func(string) bool) (src helmrender.ValuesSource, found, ok bool) {
+func valueFile(chartDir, name string, contains func(string) bool, limit int64) (src helmrender.ValuesSource, found, ok bool) {
 	if name == "" || strings.Contains(name, "://") || strings.HasPrefix(name, "$") || filepath.IsAbs(name) {
 		return src, false, false
 	}
@@ -149,7 +149,7 @@ func valueFile(chartDir, name string, contains func(string) bool) (src helmrende
 	if !contains(p) {
 		return src, false, false
 	}
-	data, err := os.ReadFile(p)
+	data, err := manifest.ReadRegular(p, limit)
 	if os.IsNotExist(err) {
 		return src, false, true
 	}

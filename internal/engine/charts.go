@@ -118,7 +118,7 @@ func (e *Engine) renderCharts(t *renderState, in treeInputs) *chartRun {
 		}
 	}
 	for _, app := range run.apps {
-		app.release = chartName(app.chartFile)
+		app.release = chartName(app.chartFile, e.MaxFileSize)
 	}
 	e.findReleases(t, in, run)
 	e.parallel(len(run.apps), func(i int) {
@@ -186,9 +186,9 @@ func isFile(p string) bool {
 }
 
 // chartName is the chart's name in Chart.yaml: the release's name.
-func chartName(chartFile string) string {
+func chartName(chartFile string, limit int64) string {
 	var doc yaml.Node
-	if data, err := os.ReadFile(chartFile); err == nil && yaml.Unmarshal(data, &doc) == nil && len(doc.Content) == 1 {
+	if data, err := manifest.ReadRegular(chartFile, limit); err == nil && yaml.Unmarshal(data, &doc) == nil && len(doc.Content) == 1 {
 		if n := manifest.MapGet(doc.Content[0], "name"); n != nil && n.Value != "" {
 			return n.Value
 		}
@@ -328,7 +328,7 @@ func (e *Engine) placeChart(t *renderState, files map[string]*FileResult, app *c
 		}
 		return // a subchart vendored as an archive: nothing to point at
 	}
-	if line, col, ok := literalLine(o.Source.File, o.Node, field, o.Values, f); ok {
+	if line, col, ok := literalLine(o.Source.File, o.Node, field, o.Values, f, e.MaxFileSize); ok {
 		f.Message += " (" + where + ": written here)"
 		e.recordAt(t, files, f, o.Source.File, line, col)
 		return
@@ -390,7 +390,7 @@ func equalFields(a, b []string) bool {
 // literalLine finds the one template line that writes the rendered scalar
 // at field literally (`key: value`, no template action on the line). More
 // than one such line, or none, is no answer: the line must be exact.
-func literalLine(templateFile string, doc *yaml.Node, field []string, uses []helmrender.ValueUse, f analysis.Finding) (int, int, bool) {
+func literalLine(templateFile string, doc *yaml.Node, field []string, uses []helmrender.ValueUse, f analysis.Finding, limit int64) (int, int, bool) {
 	if len(field) == 0 {
 		return 0, 0, false
 	}
@@ -411,7 +411,7 @@ func literalLine(templateFile string, doc *yaml.Node, field []string, uses []hel
 	if v == nil || v.Kind != yaml.ScalarNode || v.Value == "" || isIndex(key) {
 		return 0, 0, false
 	}
-	data, err := os.ReadFile(templateFile)
+	data, err := manifest.ReadRegular(templateFile, limit)
 	if err != nil {
 		return 0, 0, false
 	}

@@ -204,7 +204,7 @@ func (e *Engine) releaseApp(t *renderState, hr releaseDoc, objects []valuesObjec
 			release = target + "-" + name
 		}
 	}
-	values, ok := releaseValues(hr.file, spec, namespace, objects)
+	values, ok := releaseValues(hr.file, spec, namespace, objects, e.MaxFileSize)
 	if !ok || name == "" {
 		return nil, chartLocation{}
 	}
@@ -297,11 +297,11 @@ func shortenReleaseName(name string) string {
 // releaseValues are a HelmRelease's values sources, lowest first:
 // spec.valuesFrom in order, then spec.values; false when a valuesFrom
 // entry that is not optional names nothing found here.
-func releaseValues(file string, spec *yaml.Node, namespace string, objects []valuesObject) ([]helmrender.ValuesSource, bool) {
+func releaseValues(file string, spec *yaml.Node, namespace string, objects []valuesObject, limit int64) ([]helmrender.ValuesSource, bool) {
 	var out []helmrender.ValuesSource
 	if from := manifest.Path(spec, "valuesFrom"); from != nil && from.Kind == yaml.SequenceNode {
 		for _, ref := range from.Content {
-			src, found := valuesFromRef(ref, namespace, objects)
+			src, found := valuesFromRef(ref, namespace, objects, limit)
 			if !found {
 				if manifest.ScalarValue(manifest.Path(ref, "optional")) == "true" {
 					continue
@@ -322,7 +322,7 @@ func releaseValues(file string, spec *yaml.Node, namespace string, objects []val
 // text as a string at the path. Positions are the file's where the text
 // is a literal block or a plain scalar (ConfigMap data, Secret
 // stringData); a Secret's base64 data gives values without positions.
-func valuesFromRef(ref *yaml.Node, namespace string, objects []valuesObject) (helmrender.ValuesSource, bool) {
+func valuesFromRef(ref *yaml.Node, namespace string, objects []valuesObject, limit int64) (helmrender.ValuesSource, bool) {
 	kind := manifest.ScalarValue(manifest.Path(ref, "kind"))
 	name := manifest.ScalarValue(manifest.Path(ref, "name"))
 	key := manifest.ScalarValue(manifest.Path(ref, "valuesKey"))
@@ -344,7 +344,7 @@ func valuesFromRef(ref *yaml.Node, namespace string, objects []valuesObject) (he
 			}
 			return helmrender.ValuesSource{File: o.file, Node: atTargetPath(target, text, pos, nil)}, true
 		}
-		return embeddedValues(o.file, text, pos)
+		return embeddedValues(o.file, text, pos, limit)
 	}
 	return helmrender.ValuesSource{}, false
 }
@@ -352,7 +352,7 @@ func valuesFromRef(ref *yaml.Node, namespace string, objects []valuesObject) (he
 // embeddedValues reads values text written in a YAML file at pos (a
 // literal block keeps its positions; any other style, or none, claims no
 // position).
-func embeddedValues(file, text string, pos *yaml.Node) (helmrender.ValuesSource, bool) {
+func embeddedValues(file, text string, pos *yaml.Node, limit int64) (helmrender.ValuesSource, bool) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
 		return helmrender.ValuesSource{}, false
@@ -361,7 +361,7 @@ func embeddedValues(file, text string, pos *yaml.Node) (helmrender.ValuesSource,
 		return helmrender.ValuesSource{File: file, Node: &yaml.Node{Kind: yaml.MappingNode}}, true
 	}
 	if pos != nil && pos.Style == yaml.LiteralStyle {
-		shiftPositions(&doc, pos.Line, literalIndent(file, pos.Line+1))
+		shiftPositions(&doc, pos.Line, literalIndent(file, pos.Line+1, limit))
 	} else {
 		shiftPositions(&doc, -1, 0)
 	}
@@ -423,8 +423,8 @@ func shiftPositions(n *yaml.Node, line, indent int) {
 }
 
 // literalIndent is the indentation of the line at line (1-based) of file.
-func literalIndent(file string, line int) int {
-	data, err := os.ReadFile(file)
+func literalIndent(file string, line int, limit int64) int {
+	data, err := manifest.ReadRegular(file, limit)
 	if err != nil {
 		return 0
 	}

@@ -34,7 +34,7 @@ func TestReleaseRendersAsHelmTemplate(t *testing.T) {
 	if len(hrs) != 1 || len(cms) != 1 {
 		t.Fatalf("want one HelmRelease and one ConfigMap, got %d, %d", len(hrs), len(cms))
 	}
-	values, ok := releaseValues(hrs[0].file, manifest.Path(hrs[0].node, "spec"), "flux-system", cms)
+	values, ok := releaseValues(hrs[0].file, manifest.Path(hrs[0].node, "spec"), "flux-system", cms, DefaultMaxFileSize)
 	if !ok || len(values) != 2 {
 		t.Fatalf("values: %v %d", ok, len(values))
 	}
@@ -64,8 +64,8 @@ func TestArgoApplicationRendersAsHelmTemplate(t *testing.T) {
 	chart := filepath.Join(tree, "charts/agent")
 	helmNode := manifest.Path(apps[0].node, "spec", "source", "helm")
 	values, ok := argoValues(apps[0].file, helmNode, func(name string) (helmrender.ValuesSource, bool, bool) {
-		return valueFile(chart, name, func(string) bool { return true })
-	})
+		return valueFile(chart, name, func(string) bool { return true }, DefaultMaxFileSize)
+	}, DefaultMaxFileSize)
 	if !ok || len(values) != 3 {
 		t.Fatalf("values: %v %d", ok, len(values))
 	}

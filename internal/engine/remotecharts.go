@@ -306,7 +306,7 @@ func (e *Engine) argoChartRelease(t *renderState, doc releaseDoc, i int, src *ya
 	}
 	values, ok := argoValues(doc.file, helm, func(name string) (helmrender.ValuesSource, bool, bool) {
 		return archiveValueFile(archive, name)
-	})
+	}, e.MaxFileSize)
 	if !ok {
 		if e.Fetcher != nil {
 			run.noteUnfetched(doc.file, chartNode, "the chart was fetched, but not all its values are read here (a helm.valueFiles entry missing from the chart or outside it, a URL or another source's $ref; a parameter --set parses further)")

@@ -57,9 +57,12 @@ type renderState struct {
 	extra []*FileResult // files not named that findings were placed in
 	// keepSource: the run keeps files' bytes (fix), those of extra too
 	keepSource bool
-	named      []namedDir // the paths named, longest first (see show)
-	charts     *chartRun  // the local Helm charts rendered (charts.go)
-	wd         namedDir   // the working directory, named ""
+	// maxFileSize is --max-file-size, for the files a finding sends the
+	// run back to (fileFor).
+	maxFileSize int64
+	named       []namedDir // the paths named, longest first (see show)
+	charts      *chartRun  // the local Helm charts rendered (charts.go)
+	wd          namedDir   // the working directory, named ""
 	// change: under --base, the roots the change touches (base.go)
 	change *changeRun
 	// substituted: what Flux Kustomizations apply after their post-build
@@ -138,7 +141,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 
 // newRenderState is the render state of a run over the paths named.
 func (e *Engine) newRenderState(named []string, overlay map[string][]byte, g *render.Graph) *renderState {
-	t := &renderState{graph: g, renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, judged: map[string]*FileResult{}, released: map[string]bool{}, files: map[string]*fileState{}, keepSource: e.KeepSource}
+	t := &renderState{graph: g, renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, judged: map[string]*FileResult{}, released: map[string]bool{}, files: map[string]*fileState{}, keepSource: e.KeepSource, maxFileSize: e.MaxFileSize}
 	t.renderer.LoadRestrictionsNone = e.cfg.LoadRestrictor == "LoadRestrictionsNone"
 	t.renderer.Budget = e.RenderBudget
 	t.renderer.Cache = e.Cache

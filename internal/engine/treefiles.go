@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"os"
 	"slices"
 	"strings"
 
@@ -122,7 +121,7 @@ func (t *renderState) fileFor(files map[string]*FileResult, abs string) *FileRes
 		return nil
 	}
 	fr := &FileResult{Input: manifest.Input{Path: t.show(abs)}}
-	if data, err := os.ReadFile(abs); err == nil {
+	if data, err := manifest.ReadRegular(abs, t.maxFileSize); err == nil {
 		fr.ignores = scanIgnores(data)
 		if t.keepSource { // fix edits it too
 			f := manifest.Parse(fr.Input.Path, data, t.readsAs(abs))

@@ -81,6 +81,10 @@ func ScopeTree(t testing.TB) *Tree {
 		"base/kustomization.yaml": "resources: [ds.yaml]\n",
 		"base/ds.yaml":            victimDaemonSet,
 		"secret.yaml":             Canary + "\n",
+		// Read through the repository's fleet.yaml link, it would stop the
+		// good application from being rendered (Fleet renders it over a
+		// chart).
+		"fleet.yaml": "helm: {chart: " + Canary + "}\nkustomize: {dir: apps/good}\n",
 	}
 	for name, data := range victim {
 		write(t, filepath.Join(tr.Victim, name), data)
@@ -123,6 +127,7 @@ func ScopeTree(t testing.TB) *Tree {
 		"plain/pw.yaml":       "../../victim/secret.yaml",
 		"plain/passwd.yaml":   "/etc/passwd",
 		"plain/absolute.yaml": abs,
+		"fleet.yaml":          "../victim/fleet.yaml",
 	}
 	for name, target := range links {
 		p := filepath.Join(tr.Repo, name)
@@ -133,7 +138,7 @@ func ScopeTree(t testing.TB) *Tree {
 			t.Skip("symbolic links not supported:", err)
 		}
 	}
-	tr.Links = []string{"plain/absolute.yaml", "plain/passwd.yaml", "plain/pw.yaml"}
+	tr.Links = []string{"fleet.yaml", "plain/absolute.yaml", "plain/passwd.yaml", "plain/pw.yaml"}
 	return tr
 }
 

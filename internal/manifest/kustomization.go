@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -166,7 +165,7 @@ func (k *Kustomizations) near(dir string, listed Listed, known KnownDocs) *kusto
 
 func readKustomization(dir string) *kustomization {
 	for _, name := range kustomizationNames {
-		data, err := os.ReadFile(filepath.Join(dir, name))
+		data, err := ReadRegular(filepath.Join(dir, name), NoSizeLimit)
 		if err != nil {
 			continue
 		}

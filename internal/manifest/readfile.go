@@ -3,6 +3,7 @@ package manifest
 import (
 	"fmt"
 	"io"
+	"math"
 )
 
 // ReadRegular reads the regular file at path whole. Anything else (a FIFO,
@@ -13,6 +14,10 @@ import (
 func ReadRegular(path string, limit int64) ([]byte, error) {
 	return readRegular(path, limit)
 }
+
+// NoSizeLimit is the limit of a read that only the file's kind bounds:
+// a regular file is read whole, a device (a link to /dev/zero) refused.
+const NoSizeLimit = math.MaxInt64 - 1
 
 // ReadAll reads r (standard input) to its end, refusing more than limit
 // bytes.

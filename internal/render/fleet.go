@@ -2,12 +2,12 @@ package render
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
 )
 
 // fleetOverlay returns the refusal of a root that Rancher Fleet renders
@@ -31,9 +31,9 @@ func (g *Graph) fleetOverlay(root *Kustomization) *Problem {
 		g.mu.Lock()
 		has := g.fleet[dir]
 		g.mu.Unlock()
-		if has {
-			if n := fleetDirEntry(filepath.Join(dir, "fleet.yaml"), root.Dir, g.Real); n != nil {
-				return &Problem{File: filepath.Join(dir, "fleet.yaml"), Line: n.Line, Column: n.Column, Refused: true, Unrendered: analysis.HelmRelease, Entry: n.Value,
+		if file := filepath.Join(dir, "fleet.yaml"); has && g.scope.Holds(g.Real(file)) {
+			if n := fleetDirEntry(file, root.Dir, g.Real); n != nil {
+				return &Problem{File: file, Line: n.Line, Column: n.Column, Refused: true, Unrendered: analysis.HelmRelease, Entry: n.Value,
 					Message: "not rendered: Fleet renders this kustomization over the Helm chart of fleet.yaml (helm and kustomize.dir); shipshape never runs helm or reaches the network (lint the chart's output: helm template | shipshape lint -)"}
 			}
 		}
@@ -61,7 +61,7 @@ func (g *Graph) noteFleet(dir string) {
 // nil. A fleet.yaml that cannot be read or parsed names nothing: Fleet
 // reports it itself.
 func fleetDirEntry(path, dir string, real func(string) string) *yaml.Node {
-	data, err := os.ReadFile(path)
+	data, err := manifest.ReadRegular(path, manifest.NoSizeLimit)
 	if err != nil || !bytes.Contains(data, []byte("helm")) {
 		return nil
 	}

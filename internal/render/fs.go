@@ -3,10 +3,10 @@ package render
 import (
 	"bytes"
 	"errors"
-	"math"
 	"path/filepath"
 	"sync"
 
+	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/scope"
 	"go.yaml.in/yaml/v3"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -115,7 +115,7 @@ func (f *readOnlyFS) ReadFile(path string) ([]byte, error) {
 			c.err = outsideScope(path)
 			return
 		}
-		c.data, c.err = f.src.readRegular(path, math.MaxInt64-1)
+		c.data, c.err = f.src.readRegular(path, manifest.NoSizeLimit)
 	})
 	return c.data, c.err
 }

@@ -46,12 +46,12 @@ func (s source) missing(path string) bool {
 	return !s.fsys.Exists(path)
 }
 
-// read returns the file's bytes.
+// read returns the file's bytes: a regular file only, as the renderer
+// reads it (readOnlyFS.ReadFile), so that a kustomization linked to
+// /dev/zero is refused rather than read without end.
 func (s source) read(path string) ([]byte, error) {
-	if s.fsys == nil {
-		return os.ReadFile(path)
-	}
-	return s.fsys.ReadFile(path)
+	// The render budgets bound what a root may cost, not one file's size.
+	return s.readRegular(path, manifest.NoSizeLimit)
 }
 
 // size is the file's size in bytes, 0 when it cannot be read.
