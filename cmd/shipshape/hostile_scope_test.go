@@ -53,6 +53,11 @@ func TestHostileScope(t *testing.T) {
 			t.Errorf("%s: read through the link: %+v", link, at[link])
 		}
 	}
+	for _, k := range tr.Kustomizations {
+		if !hasFinding(at[k], "read-error", 0, "outside the repository") || !hasFinding(at[k], "render-error", 0, "") {
+			t.Errorf("%s: want a read-error saying the link leads outside and its root's render-error; got %+v", k, at[k])
+		}
+	}
 	if !hasFinding(at[tr.Good], "daemonset-replicas", 0, "") {
 		t.Errorf("the application inside the repository is still judged: got %+v", at[tr.Good])
 	}

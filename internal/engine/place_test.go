@@ -93,7 +93,7 @@ func TestRecordPlacesFinding(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g, _ := render.Discover([]string{dir})
-			rs := &renderState{graph: g, excluded: func(string) bool { return false }}
+			rs := &renderState{graph: g, excluded: func(string) bool { return false }, contains: func(string) bool { return true }, maxFileSize: DefaultMaxFileSize}
 			rs.named = []namedDir{rs.nameDir(dir, dir)}
 			// Shown as below the directory named, so the names are short.
 			rs.named[0].name = ""

@@ -57,9 +57,10 @@ type renderState struct {
 	extra []*FileResult // files not named that findings were placed in
 	// keepSource: the run keeps files' bytes (fix), those of extra too
 	keepSource bool
-	// maxFileSize is --max-file-size, for the files a finding sends the
-	// run back to (fileFor).
+	// maxFileSize is --max-file-size, and contains the scope's test (links
+	// followed), for the files a finding sends the run back to (fileFor).
 	maxFileSize int64
+	contains    func(path string) bool
 	named       []namedDir // the paths named, longest first (see show)
 	charts      *chartRun  // the local Helm charts rendered (charts.go)
 	wd          namedDir   // the working directory, named ""
@@ -141,7 +142,7 @@ func (e *Engine) runTree(paths []string, inputs []manifest.Input, overlay map[st
 
 // newRenderState is the render state of a run over the paths named.
 func (e *Engine) newRenderState(named []string, overlay map[string][]byte, g *render.Graph) *renderState {
-	t := &renderState{graph: g, renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, judged: map[string]*FileResult{}, released: map[string]bool{}, files: map[string]*fileState{}, keepSource: e.KeepSource, maxFileSize: e.MaxFileSize}
+	t := &renderState{graph: g, renderer: render.NewRenderer(g), byRoot: map[string]*render.Result{}, judged: map[string]*FileResult{}, released: map[string]bool{}, files: map[string]*fileState{}, keepSource: e.KeepSource, maxFileSize: e.MaxFileSize, contains: e.contains}
 	t.renderer.LoadRestrictionsNone = e.cfg.LoadRestrictor == "LoadRestrictionsNone"
 	t.renderer.Budget = e.RenderBudget
 	t.renderer.Cache = e.Cache
@@ -281,6 +282,8 @@ type treeInputs struct {
 
 // collectInputs adds to inputs the files of the roots' applications not
 // named, and orders them for linting.
+// Only the files the scope contains are added: a kustomization file
+// linked out of it is a root's file, never read.
 func (t *renderState) collectInputs(inputs []manifest.Input, named []string) treeInputs {
 	// The files a root reaches are its application's: those not named (a
 	// base beside the overlay directory named) are read too, and reported
@@ -304,7 +307,7 @@ func (t *renderState) collectInputs(inputs []manifest.Input, named []string) tre
 	})
 	var more []string
 	for f, st := range t.files {
-		if len(st.readBy()) > 0 && !have[f] && manifest.IsYAMLName(f) && filepath.Base(f) != "Kustomization" && !t.excluded(f) {
+		if len(st.readBy()) > 0 && !have[f] && manifest.IsYAMLName(f) && filepath.Base(f) != "Kustomization" && !t.excluded(f) && t.contains(f) {
 			more = append(more, f)
 		}
 	}

@@ -121,6 +121,10 @@ func (t *renderState) fileFor(files map[string]*FileResult, abs string) *FileRes
 		return nil
 	}
 	fr := &FileResult{Input: manifest.Input{Path: t.show(abs)}}
+	// A root's kustomization linked out of the scope is never read.
+	if !t.contains(abs) {
+		return t.extraFile(files, abs, fr)
+	}
 	if data, err := manifest.ReadRegular(abs, t.maxFileSize); err == nil {
 		fr.ignores = scanIgnores(data)
 		if t.keepSource { // fix edits it too
@@ -128,6 +132,11 @@ func (t *renderState) fileFor(files map[string]*FileResult, abs string) *FileRes
 			fr.File = &manifest.File{Path: f.Path, Src: f.Src, BOM: f.BOM, Docs: f.Docs, Context: f.Context}
 		}
 	}
+	return t.extraFile(files, abs, fr)
+}
+
+// extraFile records fr, the result of a file not named, for the run.
+func (t *renderState) extraFile(files map[string]*FileResult, abs string, fr *FileResult) *FileResult {
 	files[t.key(abs)] = fr
 	t.extra = append(t.extra, fr)
 	return fr

@@ -24,6 +24,9 @@ type Tree struct {
 	Entries map[string]int
 	// Links are the YAML links (relative to Repo) that lead outside.
 	Links []string
+	// Kustomizations are kustomization files (relative to Repo) that are
+	// links leading outside: their roots cannot render.
+	Kustomizations []string
 	// Good is a file (relative to Repo) with a fixable finding inside the
 	// repository: fix must still fix it.
 	Good string
@@ -128,6 +131,7 @@ func ScopeTree(t testing.TB) *Tree {
 		"plain/passwd.yaml":   "/etc/passwd",
 		"plain/absolute.yaml": abs,
 		"fleet.yaml":          "../victim/fleet.yaml",
+		"apps/linked-kustomization/kustomization.yaml": "../../../victim/base/kustomization.yaml",
 	}
 	for name, target := range links {
 		p := filepath.Join(tr.Repo, name)
@@ -139,6 +143,7 @@ func ScopeTree(t testing.TB) *Tree {
 		}
 	}
 	tr.Links = []string{"fleet.yaml", "plain/absolute.yaml", "plain/passwd.yaml", "plain/pw.yaml"}
+	tr.Kustomizations = []string{"apps/linked-kustomization/kustomization.yaml"}
 	return tr
 }
 

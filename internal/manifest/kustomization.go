@@ -80,7 +80,7 @@ func (k *Kustomizations) get(dir string, known KnownDocs) *kustomization {
 				return
 			}
 		}
-		d.kz = readKustomization(dir)
+		d.kz = readKustomization(dir, k.Scope)
 	})
 	return d.kz
 }
@@ -163,9 +163,15 @@ func (k *Kustomizations) near(dir string, listed Listed, known KnownDocs) *kusto
 	return k.get(dir, known)
 }
 
-func readKustomization(dir string) *kustomization {
+// readKustomization reads dir's kustomization; one that links out of sc
+// (when set) is never opened.
+func readKustomization(dir string, sc *scope.Scope) *kustomization {
 	for _, name := range kustomizationNames {
-		data, err := ReadRegular(filepath.Join(dir, name), NoSizeLimit)
+		file := filepath.Join(dir, name)
+		if sc != nil && !sc.Contains(file) {
+			return nil // a link out: kustomize would read it, not the next name
+		}
+		data, err := ReadRegular(file, NoSizeLimit)
 		if err != nil {
 			continue
 		}

@@ -315,7 +315,7 @@ func (g *Graph) Load(dir string) *Kustomization {
 	if seen {
 		return k
 	}
-	k = readKustomization(dir, g.src)
+	k = readKustomization(dir, g.src, g.scope)
 	g.mu.Lock()
 	if prev, ok := g.ByDir[dir]; ok {
 		g.mu.Unlock()

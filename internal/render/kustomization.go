@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/kustomize/api/resource"
 
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/scope"
 )
 
 // Reading one kustomization: its document and the entries that name other
@@ -19,14 +20,20 @@ import (
 
 // readKustomization reads the kustomization file of dir, or returns nil.
 // Like kustomize, the first recognised name wins for reading; kustomize
-// itself reports a directory holding several.
-func readKustomization(dir string, from source) *Kustomization {
+// itself reports a directory holding several. A kustomization file that
+// links out of sc is not read: the walk reports the link, and the root
+// fails to render with the reason.
+func readKustomization(dir string, from source, sc *scope.Scope) *Kustomization {
 	for _, name := range KustomizationNames {
 		file := filepath.Join(dir, name)
 		if !from.regular(file) {
 			continue
 		}
 		k := &Kustomization{Dir: dir, File: file, Kind: "Kustomization", src: from}
+		if from.fsys == nil && sc != nil && !sc.Contains(file) {
+			k.Err = outsideScope(file)
+			return k
+		}
 		src, err := from.read(file)
 		if err != nil {
 			k.Err = err
