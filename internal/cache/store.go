@@ -47,6 +47,16 @@ const headerLen = 16 + 8 + sha256.Size
 // order is worth.
 const touchAfter = time.Hour
 
+// trimEvery: a store is walked to trim it at most this often, as Go's
+// build cache trims at most once a day. The walk stats every entry: in
+// a well-used store (140,000 entries) it cost a second on every run that
+// wrote one, more than the warm run itself. The store may outgrow
+// MaxBytes by what an hour writes.
+const trimEvery = time.Hour
+
+// trimStamp is the file whose mtime is the last trim's time.
+const trimStamp = "trim.txt"
+
 // Store is a cache directory. Its methods are safe for concurrent use, and
 // several processes may share one directory.
 type Store struct {
@@ -194,7 +204,8 @@ func (s *Store) write(p string, data []byte) error {
 // Trim removes the least recently used entries (by mtime) until the
 // store's entries total at most MaxBytes, and the temporary files an
 // interrupted run left (older than a minute). It only walks the store
-// when this process wrote to it.
+// when this process wrote to it, and no run trimmed it in the last
+// trimEvery.
 func (s *Store) Trim() {
 	if s == nil {
 		return
@@ -203,6 +214,14 @@ func (s *Store) Trim() {
 	wrote, ro := s.wrote, s.readOnly
 	s.mu.Unlock()
 	if wrote == 0 || ro {
+		return
+	}
+	stamp := filepath.Join(s.dir, trimStamp)
+	if st, err := os.Stat(stamp); err == nil && time.Since(st.ModTime()) < trimEvery {
+		return
+	}
+	// Stamped first: runs that end together do not all walk.
+	if os.WriteFile(stamp, nil, 0o666) != nil {
 		return
 	}
 	type entry struct {
@@ -216,7 +235,7 @@ func (s *Store) Trim() {
 		if err == nil && d.IsDir() && filepath.Dir(p) == s.dir && !isEntryDir(d.Name()) {
 			return filepath.SkipDir // not the store's: the chart cache (charts/), a user's file
 		}
-		if err != nil || d.IsDir() {
+		if err != nil || d.IsDir() || p == stamp {
 			return nil
 		}
 		info, err := d.Info()

@@ -299,3 +299,47 @@ func TestHashBuildInfo(t *testing.T) {
 		}
 	}
 }
+
+// Trim walks the store at most once per trimEvery: a run soon after a
+// trim leaves the store over its bound; once the last trim is older, the
+// next run trims.
+func TestTrimAtMostEveryHour(t *testing.T) {
+	s := Open(t.TempDir())
+	value := bytes.Repeat([]byte("v"), 1000)
+	s.MaxBytes = 2 * int64(len(value)+headerLen)
+	put := func(from, to int) {
+		for i := from; i < to; i++ {
+			s.Put(key(fmt.Sprint(i)), value)
+		}
+	}
+	count := func() int {
+		n := 0
+		for i := range 10 {
+			if _, ok := s.Get(key(fmt.Sprint(i))); ok {
+				n++
+			}
+		}
+		return n
+	}
+	put(0, 4)
+	s.Trim()
+	if n := count(); n != 2 {
+		t.Fatalf("the first trim kept %d entries, want 2", n)
+	}
+	put(4, 8)
+	s.Trim()
+	if n := count(); n != 6 {
+		t.Fatalf("a trim right after another kept %d entries, want all 6 (no walk)", n)
+	}
+	last := time.Now().Add(-trimEvery - time.Minute)
+	if err := os.Chtimes(filepath.Join(s.Dir(), trimStamp), last, last); err != nil {
+		t.Fatal(err)
+	}
+	s.Trim()
+	if n := count(); n != 2 {
+		t.Fatalf("a trim once the last is older than trimEvery kept %d entries, want 2", n)
+	}
+	if _, err := os.Stat(filepath.Join(s.Dir(), trimStamp)); err != nil {
+		t.Fatalf("the stamp is gone: %v", err)
+	}
+}
