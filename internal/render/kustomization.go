@@ -20,7 +20,7 @@ import (
 // readKustomization reads the kustomization file of dir, or returns nil.
 // Like kustomize, the first recognised name wins for reading; kustomize
 // itself reports a directory holding several.
-func readKustomization(dir string, from source) *Kustomization {
+func readKustomization(dir string, from source, kept *parses) *Kustomization {
 	for _, name := range KustomizationNames {
 		file := filepath.Join(dir, name)
 		if !from.regular(file) {
@@ -33,8 +33,8 @@ func readKustomization(dir string, from source) *Kustomization {
 			return k
 		}
 		k.Src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
-		var doc yaml.Node
-		if err := yaml.Unmarshal(k.Src, &doc); err != nil {
+		doc, err := kept.parse(k.Src)
+		if err != nil {
 			k.Err = err
 			return k
 		}
