@@ -98,6 +98,16 @@ func (p *Pack) Keep(k Key, v []byte) {
 	p.mu.Unlock()
 }
 
+// Changed reports whether this run used a value the pack did not hold.
+func (p *Pack) Changed() bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.changed
+}
+
 // Save stores the pack when this run used a value it did not hold: the
 // values used, and those of the old pack this run did not use (another
 // run from here may name other files) as long as they weigh less than the
