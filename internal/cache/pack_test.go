@@ -11,7 +11,7 @@ func TestPackRoundTrip(t *testing.T) {
 	s := Open(t.TempDir())
 	pk := key("pack")
 	p := s.OpenPack(pk)
-	p.Put(key("a"), []byte("value a")) // in the store too
+	p.Put(key("a"), []byte("value a"))  // in the store too
 	p.Keep(key("b"), []byte("value b")) // in the pack only
 	p.Keep(key("e"), nil)
 	p.Save()
