@@ -349,21 +349,58 @@ func (g *Graph) Load(dir string) *Kustomization {
 	return k
 }
 
+// inWalked answers for an entry's path (absolute, clean) that names no
+// link, in a directory a scan walked whose walked path is its real path:
+// its real path is itself (the walk entered every directory above it
+// without following a link, so none of them is one), and one Lstat says
+// what it is, where resolving it (scope.Resolve: an Lstat) and then
+// asking (a Stat) were two. Anything else (a link, a directory no scan
+// walked, a revision's tree) is not answered (ok false).
+func (g *Graph) inWalked(path string) (real string, isDir, regular, ok bool) {
+	if g.src.fsys != nil {
+		return "", false, false, false
+	}
+	dir := filepath.Dir(path)
+	g.mu.Lock()
+	_, walked := g.listed[dir]
+	g.mu.Unlock()
+	if !walked {
+		return "", false, false, false
+	}
+	if realDir, known := g.real.load(dir); !known || realDir != dir {
+		return "", false, false, false
+	}
+	st, err := os.Lstat(path)
+	switch {
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return "", false, false, false
+	case err != nil: // missing: resolved as written, as scope.Resolve does
+		return path, false, false, true
+	case st.Mode()&fs.ModeSymlink != 0:
+		return "", false, false, false
+	}
+	return path, st.IsDir(), st.Mode().IsRegular(), true
+}
+
 // resolveRefs resolves the entries of k: real paths, those outside the
 // scope cut off, and the kustomizations they name loaded.
 func (g *Graph) resolveRefs(k *Kustomization) {
 	for _, r := range k.Refs {
-		if r.Path != "" {
-			r.Path = g.Real(r.Path)
-			if !g.scope.Holds(r.Path) {
-				// No path: nothing that reads entries can reach it.
-				r.Path, r.Outside = "", true
-			}
-		}
 		if r.Path == "" {
 			continue
 		}
-		isDir, regular := g.src.kind(r.Path)
+		real, isDir, regular, ok := g.inWalked(r.Path)
+		if !ok {
+			real = g.Real(r.Path)
+		}
+		if r.Path = real; !g.scope.Holds(r.Path) {
+			// No path: nothing that reads entries can reach it.
+			r.Path, r.Outside = "", true
+			continue
+		}
+		if !ok {
+			isDir, regular = g.src.kind(r.Path)
+		}
 		r.regular = regular
 		if isDir && (r.Kind == RefResource || r.Kind == RefComponent || r.Kind == RefConfig) {
 			r.Target = g.Load(r.Path)
