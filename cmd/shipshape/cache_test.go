@@ -44,6 +44,11 @@ func TestCorpusCache(t *testing.T) {
 // and after each of edits random edits (seeded) a warm run with one
 // without the cache.
 func wantCacheExact(t *testing.T, src string, edits int) {
+	wantCacheExactAfter(t, src, edits, (*editor).edit)
+}
+
+// wantCacheExactAfter is wantCacheExact with the edits edit makes.
+func wantCacheExactAfter(t *testing.T, src string, edits int, edit func(*editor, int) string) {
 	tree := filepath.Join(t.TempDir(), "tree")
 	testtree.Copy(t, src, tree)
 	// Files older than the stat index's racy window, as a checkout is:
@@ -64,7 +69,7 @@ func wantCacheExact(t *testing.T, src string, edits int) {
 	rng := rand.New(rand.NewPCG(37, 2))
 	ed := &editor{t: t, root: tree, rng: rng}
 	for i := range edits {
-		what := ed.edit(i)
+		what := edit(ed, i)
 		warm := lint("--cache-dir", cacheDir)
 		if fresh := lint("--no-cache"); warm != fresh {
 			t.Fatalf("after edit %d (%s), the warm run differs from one without the cache:\n%s", i, what, firstDiff(warm, fresh))
@@ -121,6 +126,11 @@ type editor struct {
 	// pending is a file a kustomization was made to name, created by the
 	// next edit.
 	pending string
+	// pendingDir is a directory a kustomization was made to name, made a
+	// root by the next edit (editDiscovery).
+	pendingDir string
+	// link is the link an edit made a root list (editLink).
+	link string
 	// apps are the files an edit added an application object to (Argo
 	// CD, Flux), for a later edit to change unseen by stat.
 	apps []string
@@ -178,9 +188,15 @@ func (e *editor) edit(i int) string {
 		e.write(p, []byte(fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: added-%d\n  labels: {app: added}\ndata: {k: v}\n", i)))
 		return "created " + e.rel(p) + ", which a kustomization names"
 	}
+	if e.pendingDir != "" {
+		p := e.pendingDir
+		e.pendingDir = ""
+		e.addApp(p, i)
+		return "created the directory " + e.rel(p) + ", which a kustomization names"
+	}
 	any := func(string) bool { return true }
 	isKust := func(p string) bool { return filepath.Base(p) == "kustomization.yaml" }
-	switch kind := e.rng.IntN(10); kind {
+	switch kind := e.rng.IntN(12); kind {
 	case 0, 1: // a value; half the time in a base other roots share
 		inBase := func(p string) bool { return kind == 1 == strings.Contains(p, "/base/") }
 		for range 20 {
@@ -265,6 +281,8 @@ func (e *editor) edit(i int) string {
 		return fmt.Sprintf("made %s mode %v", e.rel(p), mode)
 	case 9: // an application object added, or one made another kind unseen by stat
 		return e.editApp(i)
+	case 10, 11: // what discovery finds (cache_discover_test.go)
+		return e.editDiscovery(i)
 	default: // a kustomization names a file that does not exist yet
 		p := e.pick(e.files(func(p string) bool { return isKust(p) && bytes.Contains(e.read(p), []byte("\nresources:\n- ")) }))
 		if p == "" {

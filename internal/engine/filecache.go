@@ -32,6 +32,9 @@ import (
 type fileCache struct {
 	store *cache.Store
 	index *cache.Index
+	// pack: the entries this run reads and writes, in one entry for the
+	// next run from the same directory (cache.Pack)
+	pack *cache.Pack
 	// base: the key's parts every file shares (program, configuration,
 	// rules on and their severities).
 	base cache.Key
@@ -66,6 +69,10 @@ func (e *Engine) openFileCache() *fileCache {
 	}
 	scope, _ := e.wd.Abs(".")
 	c.index = e.Cache.OpenIndex(scope)
+	ph := cache.NewHasher("shipshape file lint pack v1")
+	ph.Bytes(c.base[:])
+	ph.String(scope)
+	c.pack = e.Cache.OpenPack(ph.Key())
 	return c
 }
 
@@ -136,11 +143,12 @@ func (e *Engine) lintInput(c *fileCache, in manifest.Input, ctx manifest.Context
 		return readErr(err)
 	}
 	key := c.key(e, in, ctx, sum)
-	if v, ok := c.store.Get(key); ok {
+	if v, ok := c.pack.Get(key); ok {
 		if fr, ok := c.decode(e, v, in, ctx); ok {
 			e.fileHits.Add(1)
 			return fr
 		}
+		c.pack.Forget(key)
 	}
 	if data == nil { // the index knew the bytes, the cache lost the result
 		if data, err = e.read(in); err != nil {
@@ -150,7 +158,7 @@ func (e *Engine) lintInput(c *fileCache, in manifest.Input, ctx manifest.Context
 	}
 	fr := e.lintFileIn(in, data, ctx, apps)
 	if v, ok := c.encode(e, fr); ok {
-		c.store.Put(key, v)
+		c.pack.Put(key, v)
 	}
 	return fr
 }
@@ -294,9 +302,11 @@ func sameResult(a, b *FileResult) bool {
 		len(a.Findings) == 0 && len(b.Findings) == 0
 }
 
-// saveIndex stores the stat index once the run has hashed its files.
+// saveIndex stores the stat index once the run has hashed its files, and
+// the pack of the entries it used.
 func (c *fileCache) saveIndex() {
 	if c != nil {
 		c.index.Save()
+		c.pack.Save()
 	}
 }

@@ -19,7 +19,7 @@ import (
 func (e *Engine) relintTree(res *Result, changed map[string][]byte) *Result {
 	rt := res.tree
 	if rt.state == nil || !rt.unread(changed) {
-		return e.runTree(rt.paths, rt.inputs, changed, discover(rt.paths))
+		return e.runTree(rt.paths, rt.inputs, changed, e.discover(rt.paths))
 	}
 	t := *rt.state
 	t.extra = nil

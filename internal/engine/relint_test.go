@@ -83,7 +83,7 @@ func TestRelintTree(t *testing.T) {
 				t.Fatalf("shortcut taken: %v, want %v", got, tc.shortcut)
 			}
 			got := describe(e.Relint(res, changed))
-			want := describe(e.runTree(res.tree.paths, res.tree.inputs, changed, discover(res.tree.paths)))
+			want := describe(e.runTree(res.tree.paths, res.tree.inputs, changed, e.discover(res.tree.paths)))
 			if got != want {
 				t.Errorf("Relint:\n%s\nlinting the whole tree again:\n%s", got, want)
 			}

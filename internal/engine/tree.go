@@ -87,14 +87,15 @@ func (e *Engine) RunTree(paths []string, inputs iter.Seq[manifest.Input]) *Resul
 	// The kustomizations are found while the inputs are walked: both
 	// read the same directories.
 	graph := make(chan *render.Graph, 1)
-	go func() { graph <- discover(paths) }()
+	go func() { graph <- e.discover(paths) }()
 	collected := slices.Collect(inputs)
 	return e.runTree(paths, collected, nil, <-graph)
 }
 
-// discover finds the kustomizations of paths (see render.Discover).
-func discover(paths []string) *render.Graph {
-	g, _ := render.Discover(namedPaths(paths)) // paths that cannot be read are walk errors
+// discover finds the kustomizations of paths (see render.Discover), their
+// parses kept in the run's cache.
+func (e *Engine) discover(paths []string) *render.Graph {
+	g, _ := render.DiscoverCached(namedPaths(paths), e.Cache) // paths that cannot be read are walk errors
 	return g
 }
 

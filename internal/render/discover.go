@@ -12,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/shipshape-dev/shipshape/internal/cache"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/scope"
 )
@@ -75,6 +76,10 @@ type Ref struct {
 	// name or through a link): it has no Path, is never read, and its
 	// root is not rendered (see Refuse).
 	Outside bool
+	// regular: Path is a regular file (links followed), as stat said when
+	// the entry was resolved. Reaches asks it of every entry of every
+	// root: shared bases made that a stat per entry per root reaching it.
+	regular bool
 }
 
 // Kustomization is one kustomization file, read with exact positions.
@@ -141,6 +146,9 @@ type Graph struct {
 	// src is where the kustomizations are read: the disk, or a
 	// revision (AtRevision).
 	src source
+	// parses: the kustomizations' parses kept between runs (Discover
+	// with a cache), nil to parse every file
+	parses *parses
 	// scope bounds every read (see scope.Scope): what a kustomization
 	// names outside it is refused, never loaded.
 	scope *scope.Scope
@@ -153,9 +161,19 @@ type Graph struct {
 // argument is looked up from its repository (see scope.RootOf), and only the roots
 // that reach it are kept, so that a file gets the same roots whether it is
 // named alone (pre-commit) or its whole repository is scanned.
-func Discover(paths []string) (*Graph, error) {
+func Discover(paths []string) (*Graph, error) { return DiscoverCached(paths, nil) }
+
+// DiscoverCached is Discover keeping the kustomizations' parses in store
+// between runs (see parses); a nil store keeps none.
+func DiscoverCached(paths []string, store *cache.Store) (*Graph, error) {
 	g := &Graph{ByDir: map[string]*Kustomization{}, scope: scope.Of(paths)}
 	g.real.scope = g.scope
+	if store != nil {
+		if wd, err := os.Getwd(); err == nil {
+			g.parses = openParses(store, wd)
+			defer g.parses.save()
+		}
+	}
 	roots := map[string]*Kustomization{}
 	var errs []error
 	for _, p := range paths {
@@ -315,7 +333,7 @@ func (g *Graph) Load(dir string) *Kustomization {
 	if seen {
 		return k
 	}
-	k = readKustomization(dir, g.src, g.scope)
+	k = readKustomization(dir, g.src, g.scope, g.parses)
 	g.mu.Lock()
 	if prev, ok := g.ByDir[dir]; ok {
 		g.mu.Unlock()
@@ -331,21 +349,60 @@ func (g *Graph) Load(dir string) *Kustomization {
 	return k
 }
 
+// inWalked answers for an entry's path (absolute, clean) that names no
+// link, in a directory a scan walked whose walked path is its real path:
+// its real path is itself (the walk entered every directory above it
+// without following a link, so none of them is one), and one Lstat says
+// what it is, where resolving it (scope.Resolve: an Lstat) and then
+// asking (a Stat) were two. Anything else (a link, a directory no scan
+// walked, a revision's tree) is not answered (ok false).
+func (g *Graph) inWalked(path string) (real string, isDir, regular, ok bool) {
+	if g.src.fsys != nil {
+		return "", false, false, false
+	}
+	dir := filepath.Dir(path)
+	g.mu.Lock()
+	_, walked := g.listed[dir]
+	g.mu.Unlock()
+	if !walked {
+		return "", false, false, false
+	}
+	if realDir, known := g.real.load(dir); !known || realDir != dir {
+		return "", false, false, false
+	}
+	st, err := os.Lstat(path)
+	switch {
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return "", false, false, false
+	case err != nil: // missing: resolved as written, as scope.Resolve does
+		return path, false, false, true
+	case st.Mode()&fs.ModeSymlink != 0:
+		return "", false, false, false
+	}
+	return path, st.IsDir(), st.Mode().IsRegular(), true
+}
+
 // resolveRefs resolves the entries of k: real paths, those outside the
 // scope cut off, and the kustomizations they name loaded.
 func (g *Graph) resolveRefs(k *Kustomization) {
 	for _, r := range k.Refs {
-		if r.Path != "" {
-			r.Path = g.Real(r.Path)
-			if !g.scope.Holds(r.Path) {
-				// No path: nothing that reads entries can reach it.
-				r.Path, r.Outside = "", true
-			}
-		}
-		if r.Path == "" || (r.Kind != RefResource && r.Kind != RefComponent && r.Kind != RefConfig) {
+		if r.Path == "" {
 			continue
 		}
-		if g.src.isDir(r.Path) {
+		real, isDir, regular, ok := g.inWalked(r.Path)
+		if !ok {
+			real = g.Real(r.Path)
+		}
+		if r.Path = real; !g.scope.Holds(r.Path) {
+			// No path: nothing that reads entries can reach it.
+			r.Path, r.Outside = "", true
+			continue
+		}
+		if !ok {
+			isDir, regular = g.src.kind(r.Path)
+		}
+		r.regular = regular
+		if isDir && (r.Kind == RefResource || r.Kind == RefComponent || r.Kind == RefConfig) {
 			r.Target = g.Load(r.Path)
 		}
 	}

@@ -111,7 +111,7 @@ func reaches(root *Kustomization) []string {
 		set[k.File] = true
 		for _, r := range k.Refs {
 			if r.Target == nil && r.Path != "" {
-				if k.src.regular(r.Path) {
+				if r.regular {
 					set[r.Path] = true
 				}
 			}

@@ -22,8 +22,8 @@ import (
 // Like kustomize, the first recognised name wins for reading; kustomize
 // itself reports a directory holding several. A kustomization file that
 // links out of sc is not read: the walk reports the link, and the root
-// fails to render with the reason.
-func readKustomization(dir string, from source, sc *scope.Scope) *Kustomization {
+// fails to render with the reason. Its parse is kept (when kept is set).
+func readKustomization(dir string, from source, sc *scope.Scope, kept *parses) *Kustomization {
 	for _, name := range KustomizationNames {
 		file := filepath.Join(dir, name)
 		if !from.regular(file) {
@@ -40,8 +40,8 @@ func readKustomization(dir string, from source, sc *scope.Scope) *Kustomization 
 			return k
 		}
 		k.Src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
-		var doc yaml.Node
-		if err := yaml.Unmarshal(k.Src, &doc); err != nil {
+		doc, err := kept.parse(k.Src)
+		if err != nil {
 			k.Err = err
 			return k
 		}

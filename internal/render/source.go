@@ -36,6 +36,17 @@ func (s source) isDir(path string) bool {
 	return s.fsys.IsDir(path)
 }
 
+// kind reports whether path is a directory, and whether it is a regular
+// file, with one stat.
+func (s source) kind(path string) (isDir, regular bool) {
+	if s.fsys == nil {
+		st, err := os.Stat(path)
+		return err == nil && st.IsDir(), err == nil && st.Mode().IsRegular()
+	}
+	isDir = s.fsys.IsDir(path)
+	return isDir, !isDir && s.fsys.Exists(path)
+}
+
 // missing reports whether path does not exist (a link is followed); a
 // file that cannot be stat'ed for another reason is not missing.
 func (s source) missing(path string) bool {

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"testing"
+)
+
+// Edits that change what discovery finds (the kustomizations, their
+// entries and what the entries resolve to) while a cache keeps what it
+// parsed of the kustomizations: the warm run must find what a run without
+// the cache finds (wantCacheExact).
+
+// TestCacheExactDiscovery makes every kind of editDiscovery's edits, in
+// turn, a link pointed elsewhere twice.
+func TestCacheExactDiscovery(t *testing.T) {
+	kinds := []int{0, 1, 2, 3, -1, 4, 4, 0, 1, 2, 3, -1, 4, 0}
+	wantCacheExactAfter(t, filepath.Join("..", "..", "testdata", "render"), len(kinds), func(e *editor, i int) string {
+		if kinds[i] < 0 {
+			return e.edit(i) // makes the directory the edit before named
+		}
+		return e.editDiscoveryOf(kinds[i], i)
+	})
+}
+
+// entryLine is a `- entry` line of a list in a kustomization.
+var entryLine = regexp.MustCompile(`(?m)^- [\w./-]+$`)
+
+// editDiscovery makes one of those edits and says what it did.
+func (e *editor) editDiscovery(i int) string { return e.editDiscoveryOf(e.rng.IntN(5), i) }
+
+// editDiscoveryOf makes edit i of the kind given (0 to 4).
+func (e *editor) editDiscoveryOf(kind, i int) string {
+	isKust := func(p string) bool { return filepath.Base(p) == "kustomization.yaml" }
+	switch kind {
+	case 0: // an entry commented out, the file's size and mtime kept
+		for range 20 {
+			p := e.pick(e.files(isKust))
+			if p == "" {
+				return "no kustomization"
+			}
+			data := e.read(p)
+			locs := entryLine.FindAllIndex(data, -1)
+			if len(locs) == 0 {
+				continue
+			}
+			st, err := os.Stat(p)
+			if err != nil {
+				e.t.Fatal(err)
+			}
+			m := locs[e.rng.IntN(len(locs))]
+			edited := slices.Clone(data)
+			edited[m[0]], edited[m[0]+1] = '#', '-'
+			e.write(p, edited)
+			if err := os.Chtimes(p, st.ModTime(), st.ModTime()); err != nil {
+				e.t.Fatal(err)
+			}
+			return fmt.Sprintf("commented out %q in %s, same size and mtime", data[m[0]:m[1]], e.rel(p))
+		}
+		return "no kustomization lists entries"
+	case 1: // a kustomization removed
+		p := e.pick(e.files(isKust))
+		if p == "" {
+			return "no kustomization"
+		}
+		if err := os.Remove(p); err != nil {
+			e.t.Fatal(err)
+		}
+		return "deleted " + e.rel(p)
+	case 2: // a new directory holding a kustomization: a new root
+		dir := filepath.Join(e.root, fmt.Sprintf("added-root-%d", i))
+		e.addApp(dir, i)
+		return "created " + e.rel(dir) + " with a kustomization"
+	case 3: // a kustomization names a directory created by the next edit
+		p := e.pick(e.files(func(p string) bool { return isKust(p) && bytes.Contains(e.read(p), []byte("\nresources:\n- ")) }))
+		if p == "" {
+			return "no kustomization lists resources"
+		}
+		name := fmt.Sprintf("added-dir-%d", i)
+		e.write(p, bytes.Replace(e.read(p), []byte("\nresources:\n- "), []byte("\nresources:\n- "+name+"\n- "), 1))
+		e.pendingDir = filepath.Join(filepath.Dir(p), name)
+		return e.rel(p) + " names the directory " + name + ", not there yet"
+	default: // a link a root lists, made or pointed elsewhere
+		return e.editLink(i)
+	}
+}
+
+// addApp makes dir a kustomize root of one ConfigMap.
+func (e *editor) addApp(dir string, i int) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	e.write(filepath.Join(dir, "kustomization.yaml"), []byte("resources:\n- cm.yaml\n"))
+	e.write(filepath.Join(dir, "cm.yaml"), []byte(fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dir-%d\n  labels: {app: added}\ndata: {k: v}\n", i)))
+}
+
+// editLink makes a root that lists a link to a directory holding a
+// kustomization, or points the link such an edit made at another one.
+func (e *editor) editLink(i int) string {
+	kusts := e.files(func(p string) bool {
+		return filepath.Base(p) == "kustomization.yaml" && !bytes.Contains([]byte(p), []byte("linked-root"))
+	})
+	target := e.pick(kusts)
+	if target == "" {
+		return "no kustomization to link to"
+	}
+	target = filepath.Dir(target)
+	if e.link != "" {
+		if err := os.Remove(e.link); err != nil && !os.IsNotExist(err) {
+			e.t.Fatal(err)
+		}
+		if err := os.Symlink(target, e.link); err != nil {
+			e.t.Fatal(err)
+		}
+		return "pointed " + e.rel(e.link) + " at " + e.rel(target)
+	}
+	dir := filepath.Join(e.root, fmt.Sprintf("linked-root-%d", i))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	e.link = filepath.Join(dir, "base")
+	if err := os.Symlink(target, e.link); err != nil {
+		e.t.Fatal(err)
+	}
+	e.write(filepath.Join(dir, "kustomization.yaml"), []byte("resources:\n- base\n"))
+	return "made " + e.rel(dir) + ", listing a link to " + e.rel(target)
+}
