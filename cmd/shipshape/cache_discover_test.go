@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"testing"
 )
 
@@ -38,30 +37,11 @@ func (e *editor) editDiscoveryOf(kind, i int) string {
 	isKust := func(p string) bool { return filepath.Base(p) == "kustomization.yaml" }
 	switch kind {
 	case 0: // an entry commented out, the file's size and mtime kept
-		for range 20 {
-			p := e.pick(e.files(isKust))
-			if p == "" {
-				return "no kustomization"
-			}
-			data := e.read(p)
-			locs := entryLine.FindAllIndex(data, -1)
-			if len(locs) == 0 {
-				continue
-			}
-			st, err := os.Stat(p)
-			if err != nil {
-				e.t.Fatal(err)
-			}
-			m := locs[e.rng.IntN(len(locs))]
-			edited := slices.Clone(data)
-			edited[m[0]], edited[m[0]+1] = '#', '-'
-			e.write(p, edited)
-			if err := os.Chtimes(p, st.ModTime(), st.ModTime()); err != nil {
-				e.t.Fatal(err)
-			}
-			return fmt.Sprintf("commented out %q in %s, same size and mtime", data[m[0]:m[1]], e.rel(p))
+		p, data, m := e.sameStatEdit(e.files(isKust), entryLine, func(b []byte, m []int) { b[m[0]], b[m[0]+1] = '#', '-' })
+		if p == "" {
+			return "no kustomization lists entries"
 		}
-		return "no kustomization lists entries"
+		return fmt.Sprintf("commented out %q in %s, same size and mtime", data[m[0]:m[1]], e.rel(p))
 	case 1: // a kustomization removed
 		p := e.pick(e.files(isKust))
 		if p == "" {

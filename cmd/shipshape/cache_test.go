@@ -154,6 +154,37 @@ func (e *editor) files(match func(string) bool) []string {
 	return out
 }
 
+// sameStatEdit edits a match of re in one of files picked at random
+// (edit changes bytes in place), keeping the file's size and mtime: only
+// its ctime tells. It returns the file, its bytes before and the match,
+// or "" when twenty picks found none.
+func (e *editor) sameStatEdit(files []string, re *regexp.Regexp, edit func(b []byte, m []int)) (string, []byte, []int) {
+	for range 20 {
+		p := e.pick(files)
+		if p == "" {
+			return "", nil, nil
+		}
+		data := e.read(p)
+		locs := re.FindAllSubmatchIndex(data, -1)
+		if len(locs) == 0 {
+			continue
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		m := locs[e.rng.IntN(len(locs))]
+		edited := slices.Clone(data)
+		edit(edited, m)
+		e.write(p, edited)
+		if err := os.Chtimes(p, st.ModTime(), st.ModTime()); err != nil {
+			e.t.Fatal(err)
+		}
+		return p, data, m
+	}
+	return "", nil, nil
+}
+
 func (e *editor) pick(list []string) string {
 	if len(list) == 0 {
 		return ""
@@ -242,28 +273,12 @@ func (e *editor) edit(i int) string {
 		}
 		return "deleted " + e.rel(p)
 	case 7: // broken YAML, the file's size and mtime kept: only its ctime tells
-		for range 20 {
-			p := e.pick(e.files(any))
-			data := e.read(p)
-			locs := scalarLine.FindAllSubmatchIndex(data, -1)
-			if len(locs) == 0 {
-				continue
-			}
-			st, err := os.Stat(p)
-			if err != nil {
-				e.t.Fatal(err)
-			}
-			m := locs[e.rng.IntN(len(locs))]
-			// An unclosed flow sequence: the file's own findings change.
-			edited := slices.Clone(data)
-			edited[m[4]] = '['
-			e.write(p, edited)
-			if err := os.Chtimes(p, st.ModTime(), st.ModTime()); err != nil {
-				e.t.Fatal(err)
-			}
-			return fmt.Sprintf("broke the value of %q in %s, same size and mtime", bytes.TrimSpace(data[m[2]:m[3]]), e.rel(p))
+		// An unclosed flow sequence: the file's own findings change.
+		p, data, m := e.sameStatEdit(e.files(any), scalarLine, func(b []byte, m []int) { b[m[4]] = '[' })
+		if p == "" {
+			return "no value to change"
 		}
-		return "no value to change"
+		return fmt.Sprintf("broke the value of %q in %s, same size and mtime", bytes.TrimSpace(data[m[2]:m[3]]), e.rel(p))
 	case 8: // a mode: unreadable (to all but root), or readable again
 		p := e.pick(e.files(any))
 		st, err := os.Stat(p)
