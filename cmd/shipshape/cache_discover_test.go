@@ -34,16 +34,15 @@ func (e *editor) editDiscovery(i int) string { return e.editDiscoveryOf(e.rng.In
 
 // editDiscoveryOf makes edit i of the kind given (0 to 4).
 func (e *editor) editDiscoveryOf(kind, i int) string {
-	isKust := func(p string) bool { return filepath.Base(p) == "kustomization.yaml" }
 	switch kind {
 	case 0: // an entry commented out, the file's size and mtime kept
-		p, data, m := e.sameStatEdit(e.files(isKust), entryLine, func(b []byte, m []int) { b[m[0]], b[m[0]+1] = '#', '-' })
+		p, data, m := e.sameStatEdit(e.files(isKustomization), entryLine, func(b []byte, m []int) { b[m[0]], b[m[0]+1] = '#', '-' })
 		if p == "" {
 			return "no kustomization lists entries"
 		}
 		return fmt.Sprintf("commented out %q in %s, same size and mtime", data[m[0]:m[1]], e.rel(p))
 	case 1: // a kustomization removed
-		p := e.pick(e.files(isKust))
+		p := e.pick(e.files(isKustomization))
 		if p == "" {
 			return "no kustomization"
 		}
@@ -56,12 +55,11 @@ func (e *editor) editDiscoveryOf(kind, i int) string {
 		e.addApp(dir, i)
 		return "created " + e.rel(dir) + " with a kustomization"
 	case 3: // a kustomization names a directory created by the next edit
-		p := e.pick(e.files(func(p string) bool { return isKust(p) && bytes.Contains(e.read(p), []byte("\nresources:\n- ")) }))
+		name := fmt.Sprintf("added-dir-%d", i)
+		p := e.listResource(name)
 		if p == "" {
 			return "no kustomization lists resources"
 		}
-		name := fmt.Sprintf("added-dir-%d", i)
-		e.write(p, bytes.Replace(e.read(p), []byte("\nresources:\n- "), []byte("\nresources:\n- "+name+"\n- "), 1))
 		e.pendingDir = filepath.Join(filepath.Dir(p), name)
 		return e.rel(p) + " names the directory " + name + ", not there yet"
 	default: // a link a root lists, made or pointed elsewhere

@@ -154,6 +154,18 @@ func (e *editor) files(match func(string) bool) []string {
 	return out
 }
 
+// listResource adds name first to the resources of a kustomization
+// picked at random among those that list some, and returns its path ("":
+// none does).
+func (e *editor) listResource(name string) string {
+	list := []byte("\nresources:\n- ")
+	p := e.pick(e.files(func(p string) bool { return isKustomization(p) && bytes.Contains(e.read(p), list) }))
+	if p != "" {
+		e.write(p, bytes.Replace(e.read(p), list, append(slices.Clone(list), name+"\n- "...), 1))
+	}
+	return p
+}
+
 // sameStatEdit edits a match of re in one of files picked at random
 // (edit changes bytes in place), keeping the file's size and mtime: only
 // its ctime tells. It returns the file, its bytes before and the match,
@@ -226,7 +238,6 @@ func (e *editor) edit(i int) string {
 		return "created the directory " + e.rel(p) + ", which a kustomization names"
 	}
 	any := func(string) bool { return true }
-	isKust := func(p string) bool { return filepath.Base(p) == "kustomization.yaml" }
 	switch kind := e.rng.IntN(12); kind {
 	case 0, 1: // a value; half the time in a base other roots share
 		inBase := func(p string) bool { return kind == 1 == strings.Contains(p, "/base/") }
@@ -260,14 +271,14 @@ func (e *editor) edit(i int) string {
 		e.write(p, append(e.read(p), []byte("\nbroken: [unclosed\n")...))
 		return "broke the YAML of " + e.rel(p)
 	case 4: // a rename
-		p := e.pick(e.files(func(p string) bool { return !isKust(p) }))
+		p := e.pick(e.files(func(p string) bool { return !isKustomization(p) }))
 		q := strings.TrimSuffix(p, filepath.Ext(p)) + "-renamed.yaml"
 		if err := os.Rename(p, q); err != nil {
 			e.t.Fatal(err)
 		}
 		return "renamed " + e.rel(p)
 	case 5: // a deletion
-		p := e.pick(e.files(func(p string) bool { return !isKust(p) }))
+		p := e.pick(e.files(func(p string) bool { return !isKustomization(p) }))
 		if err := os.Remove(p); err != nil {
 			e.t.Fatal(err)
 		}
@@ -299,12 +310,11 @@ func (e *editor) edit(i int) string {
 	case 10, 11: // what discovery finds (cache_discover_test.go)
 		return e.editDiscovery(i)
 	default: // a kustomization names a file that does not exist yet
-		p := e.pick(e.files(func(p string) bool { return isKust(p) && bytes.Contains(e.read(p), []byte("\nresources:\n- ")) }))
+		name := fmt.Sprintf("added-%d.yaml", i)
+		p := e.listResource(name)
 		if p == "" {
 			return "no kustomization lists resources"
 		}
-		name := fmt.Sprintf("added-%d.yaml", i)
-		e.write(p, bytes.Replace(e.read(p), []byte("\nresources:\n- "), []byte("\nresources:\n- "+name+"\n- "), 1))
 		e.pending = filepath.Join(filepath.Dir(p), name)
 		return e.rel(p) + " names " + name + ", not there yet"
 	}
@@ -435,3 +445,6 @@ func unwritableDirs(t *testing.T, file string) []string {
 	}
 	return dirs
 }
+
+// isKustomization: the editor's kustomizations are kustomization.yaml.
+func isKustomization(p string) bool { return filepath.Base(p) == "kustomization.yaml" }
