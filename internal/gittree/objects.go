@@ -60,13 +60,31 @@ func readObject(store storer.EncodedObjectStorer, want plumbing.ObjectType, h pl
 	return objectBytes(obj)
 }
 
+// maxObjectSize bounds an object read whole: git hosts keep files over
+// 100 MB out, and the engine refuses files over --max-file-size (64 MB
+// by default) in the work tree.
+const maxObjectSize = 1 << 30
+
+// objectBytes reads obj whole, no more than the size its header declares:
+// a compressed stream that inflates past it is refused, not followed.
 func objectBytes(obj plumbing.EncodedObject) ([]byte, error) {
+	size := obj.Size()
+	if size < 0 || size > maxObjectSize {
+		return nil, fmt.Errorf("object %s declares %d bytes, over the %d-byte limit", obj.Hash(), size, maxObjectSize)
+	}
 	rd, err := obj.Reader()
 	if err != nil {
 		return nil, err
 	}
 	defer rd.Close()
-	return io.ReadAll(rd)
+	buf := bytes.NewBuffer(make([]byte, 0, size+1))
+	if _, err := buf.ReadFrom(io.LimitReader(rd, size+1)); err != nil {
+		return nil, err
+	}
+	if int64(buf.Len()) != size {
+		return nil, fmt.Errorf("object %s holds %d bytes or more, not the %d its header declares", obj.Hash(), buf.Len(), size)
+	}
+	return buf.Bytes(), nil
 }
 
 // header calls fn with each "key value" line of a commit's or a tag's
