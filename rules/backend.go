@@ -39,7 +39,7 @@ type serviceReferent struct {
 type backendRef struct {
 	NS, Name, Port string
 	Route          string // Ingress/web
-	NameAt, PortAt analysis.Finding
+	NameAt, PortAt analysis.Locator
 	PortAbsent     bool
 }
 
@@ -132,13 +132,13 @@ func newBackendRef(p *analysis.Pass, ns string, name, port *yaml.Node) (backendR
 		return backendRef{}, false
 	}
 	path, _, _ := manifest.PathTo(p.Object.Node, name)
-	b := backendRef{NS: ns, Name: name.Value, Route: p.Object.Kind + "/" + p.Object.Name, NameAt: p.Finding(name, path.String(), nil, "")}
+	b := backendRef{NS: ns, Name: name.Value, Route: p.Object.Kind + "/" + p.Object.Name, NameAt: p.Locate(name, path.String())}
 	if port == nil || port.Kind != yaml.ScalarNode || placeholder(port.Value) {
 		b.PortAbsent = true
 		return b, true
 	}
 	pp, _, _ := manifest.PathTo(p.Object.Node, port)
-	b.Port, b.PortAt = port.Value, p.Finding(port, pp.String(), nil, "")
+	b.Port, b.PortAt = port.Value, p.Locate(port, pp.String())
 	return b, true
 }
 
@@ -176,7 +176,7 @@ func judgeBackend(b backendRef, svcs []*serviceReferent, own []string) (analysis
 		if meant == "" {
 			return analysis.Finding{}, false
 		}
-		f := b.NameAt
+		f := b.NameAt.Finding()
 		f.Message = fmt.Sprintf("%s sends traffic to Service %q, which is not in namespace %s, so the route serves nothing (503); its application has Service %q there", b.Route, b.Name, b.NS, meant)
 		return f, true
 	}
@@ -192,7 +192,7 @@ func judgeBackend(b backendRef, svcs []*serviceReferent, own []string) (analysis
 	}
 	slices.Sort(ports)
 	ports = slices.Compact(ports)
-	f := b.PortAt
+	f := b.PortAt.Finding()
 	have := "no ports"
 	if len(ports) > 0 {
 		have = "only " + strings.Join(ports, ", ")

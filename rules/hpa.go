@@ -30,7 +30,7 @@ type hpaTargetSummary struct {
 
 type hpaTarget struct {
 	Name, Kind, TargetName string
-	At                     analysis.Finding
+	At                     analysis.Locator
 }
 
 // scalableKinds are the kinds whose objects shipshape sees, by group.
@@ -65,7 +65,7 @@ func summarizeHPATarget(p *analysis.Pass) (hpaTargetSummary, bool) {
 		if nameNode == nil || name == "" || placeholder(name) || !isScalable(group, kind) {
 			return s, false
 		}
-		s.Target = &hpaTarget{Name: obj.Name, Kind: kind, TargetName: name, At: p.Finding(nameNode, "spec.scaleTargetRef.name", nil, "")}
+		s.Target = &hpaTarget{Name: obj.Name, Kind: kind, TargetName: name, At: p.Locate(nameNode, "spec.scaleTargetRef.name")}
 		return s, true
 	case isScalable(obj.Group(), obj.Kind):
 		s.Workload = [2]string{obj.Kind, obj.Name}
@@ -80,40 +80,51 @@ func summarizeHPATarget(p *analysis.Pass) (hpaTargetSummary, bool) {
 func finishHPATarget(p *analysis.CrossPass, summaries []hpaTargetSummary) {
 	type key struct{ ns, kind, name string }
 	exists := map[key]bool{}
-	has := map[appNS]bool{}               // application, namespace with a workload
-	own := map[appNS][][2]string{}        // the workloads of an application in a namespace
-	unknown := map[appNS]bool{}           // application, namespace with an unknown custom resource
-	operator := map[analysis.AppID]bool{} // applications that define CRDs
-	for i, s := range summaries {
-		app := p.Application(i)
-		switch {
-		case s.Workload[1] != "":
+	for _, s := range summaries {
+		if s.Workload[1] != "" {
 			exists[key{s.NS, s.Workload[0], s.Workload[1]}] = true
-			has[appNS{app, s.NS}] = true
-			own[appNS{app, s.NS}] = append(own[appNS{app, s.NS}], s.Workload)
-		case s.Unknown == "CustomResourceDefinition":
-			operator[app] = true
-		case s.Unknown != "":
-			unknown[appNS{app, s.NS}] = true
 		}
 	}
-	for i, s := range summaries {
-		t, app := s.Target, p.Application(i)
-		if t == nil || exists[key{s.NS, t.Kind, t.TargetName}] || p.Unread(app) || !has[appNS{app, s.NS}] {
+	// The rest is judged per application, one at a time: maps of one
+	// application's namespaces, not of every application's.
+	eachApplication(p, len(summaries), func(app analysis.AppID, lo, hi int) {
+		finishHPAApp(p, app, summaries[lo:hi], func(ns, kind, name string) bool { return exists[key{ns, kind, name}] })
+	})
+}
+
+// finishHPAApp judges the HPAs of one application, whose summaries are
+// ss; exists says whether the tree defines a workload.
+func finishHPAApp(p *analysis.CrossPass, app analysis.AppID, ss []hpaTargetSummary, exists func(ns, kind, name string) bool) {
+	own := map[string][][2]string{} // namespace -> the application's workloads there
+	unknown := map[string]bool{}    // namespaces with an unknown custom resource
+	operator := false               // the application defines CRDs
+	for _, s := range ss {
+		switch {
+		case s.Workload[1] != "":
+			own[s.NS] = append(own[s.NS], s.Workload)
+		case s.Unknown == "CustomResourceDefinition":
+			operator = true
+		case s.Unknown != "":
+			unknown[s.NS] = true
+		}
+	}
+	for _, s := range ss {
+		t := s.Target
+		if t == nil || exists(s.NS, t.Kind, t.TargetName) || p.Unread(app) || own[s.NS] == nil {
 			continue
 		}
 		// A workload of the application the target was meant for.
 		var meant [2]string
-		for _, w := range own[appNS{app, s.NS}] {
+		for _, w := range own[s.NS] {
 			if w[1] == t.TargetName || oneSlip(w[1], t.TargetName) && len(t.TargetName) >= 4 {
 				meant = w
 				break
 			}
 		}
-		if meant[1] == "" && (operator[app] || unknown[appNS{app, s.NS}]) {
+		if meant[1] == "" && (operator || unknown[s.NS]) {
 			continue
 		}
-		f := t.At
+		f := t.At.Finding()
 		f.Message = fmt.Sprintf("HorizontalPodAutoscaler %q scales %s/%s, which is not in namespace %s, so it scales nothing (its status says FailedGetScale)", t.Name, t.Kind, t.TargetName, s.NS)
 		if meant[1] != "" {
 			f.Message += fmt.Sprintf("; its application has %s/%s there", meant[0], meant[1])

@@ -112,7 +112,7 @@ type shadowSummary struct {
 	NS, Name string
 	Lws      bool
 	Policy   string
-	Finding  analysis.Finding
+	At       analysis.Locator
 }
 
 func summarizeShadow(p *analysis.Pass) (shadowSummary, bool) {
@@ -123,7 +123,7 @@ func summarizeShadow(p *analysis.Pass) (shadowSummary, bool) {
 		policy := manifest.ScalarValue(manifest.Path(obj.Node, "spec", "networkConfig", "subdomainPolicy"))
 		return shadowSummary{NS: ns, Name: obj.Name, Lws: true, Policy: policy}, true
 	case isService(obj) && obj.Name != "":
-		return shadowSummary{NS: ns, Name: obj.Name, Finding: p.Finding(nameNode(obj), "metadata.name", nil, "")}, true
+		return shadowSummary{NS: ns, Name: obj.Name, At: p.Locate(nameNode(obj), "metadata.name")}, true
 	}
 	return shadowSummary{}, false
 }
@@ -164,7 +164,7 @@ func finishShadow(p *analysis.CrossPass, summaries []shadowSummary) {
 			default:
 				continue
 			}
-			f := s.Finding
+			f := s.At.Finding()
 			f.Message = fmt.Sprintf("Service %q has the name of the headless Service the LWS controller creates %s: the controller uses this one instead, so the pods lose their DNS names unless it is headless and selects them all, and it is not deleted with the LWS; rename it", s.Name, what)
 			p.Report(f)
 			break

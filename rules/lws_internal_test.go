@@ -268,7 +268,7 @@ spec:
 func lines(ms []*orderMember) []int {
 	var out []int
 	for _, m := range ms {
-		out = append(out, m.At.Line)
+		out = append(out, int(m.At.Line))
 	}
 	return out
 }

@@ -144,7 +144,7 @@ type depKey struct{ Kind, NS, Name string }
 
 // orderMember is the summary of one object the ordering may annotate.
 type orderMember struct {
-	At          analysis.Finding  // at the object's name, message and fix unset; its Resource names the object
+	At          analysis.Locator  // at the object's name; its Resource names the object
 	Annotations map[string]string // the engines' annotations (transformers.EngineOf), nil when none
 	OptOut      analysis.RuleSet  // the rules it opted out of: an LWS is not planned for those
 	// obj is what the planner sees, made when a plan includes the object,
@@ -296,7 +296,7 @@ func newOrderMember(p *analysis.Pass, annNode *yaml.Node) orderMember {
 		}
 	}
 	return orderMember{
-		At:          p.Finding(nameNode(p.Object), "metadata.annotations", nil, ""),
+		At:          p.Locate(nameNode(p.Object), "metadata.annotations"),
 		Annotations: ann,
 		OptOut:      analysis.IgnoredRules(p.Object),
 	}
@@ -344,23 +344,16 @@ func newOrderAgg(engine, rule string, ss []*orderSummary) (a *orderAgg, optedOut
 // GitOps configuration) tells the engine of the application whose
 // directory it applies.
 func finishOrder(p *analysis.CrossPass, ss []*orderSummary, notes bool) {
-	var apps []analysis.AppID
-	byApp := map[analysis.AppID][]*orderSummary{}
 	pointed := map[string][]engineEvidence{} // directory -> engines applying it
-	for i, s := range ss {
-		app := p.Application(i)
-		if byApp[app] == nil {
-			apps = append(apps, app)
-		}
-		byApp[app] = append(byApp[app], s)
+	for _, s := range ss {
 		if s.Points != nil {
 			for _, d := range s.Points.Dirs {
 				pointed[d] = append(pointed[d], engineEvidence{s.Points.Engine, s.Points.At})
 			}
 		}
 	}
-	for _, app := range apps {
-		in := byApp[app]
+	eachApplication(p, len(ss), func(app analysis.AppID, lo, hi int) {
+		in := ss[lo:hi:hi] // full: the evidence below goes in a copy
 		// An application that is a directory whole (not the unlisted
 		// files of one, nor one file of a split directory) is what a
 		// GitOps configuration points at.
@@ -368,7 +361,7 @@ func finishOrder(p *analysis.CrossPass, ss []*orderSummary, notes bool) {
 			in = append([]*orderSummary{{Evidence: ev}}, in...)
 		}
 		finishOrderApp(p, app, in, notes)
-	}
+	})
 }
 
 // orderPlanKey names an application's ordering plan in the shared memo.

@@ -197,7 +197,7 @@ func changesFor(engine, how string, sets []lwsSet, members map[*transformers.Ord
 		if m == nil {
 			continue
 		}
-		f := m.At
+		f := m.At.Finding()
 		if c.Blocked != "" {
 			f.Message = c.Reason + "; " + c.Blocked + how
 			out = append(out, f)
@@ -240,7 +240,7 @@ func notesFor(engine, problem string, sets []lwsSet) []analysis.Finding {
 		// Say so once, at the first LWS that has something to order.
 		for _, s := range sets {
 			if len(s.set.Deps) > 0 {
-				f := s.e.At
+				f := s.e.At.Finding()
 				f.Field = "metadata.name"
 				f.Message = fmt.Sprintf("%s: LeaderWorkerSet %q and its dependencies in the input are not ordered; set lws.engine in the config (argocd, kapp, cli-utils or flux; none silences this)",
 					problem, lwsKey(s.e))
@@ -250,7 +250,7 @@ func notesFor(engine, problem string, sets []lwsSet) []analysis.Finding {
 		return nil
 	}
 	for _, s := range sets {
-		f := s.e.At
+		f := s.e.At.Finding()
 		f.Field = "spec.leaderWorkerTemplate"
 		switch engine {
 		case transformers.EngineFlux:

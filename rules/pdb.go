@@ -61,7 +61,7 @@ func equalitySelector(p *analysis.Pass, n *yaml.Node, at string) *selectingServi
 		}
 		pdb.Entries = append(pdb.Entries, entryAt{r.Key, node.Line, node.Column, field})
 		if len(pdb.Entries) == 1 {
-			pdb.At = p.Finding(node, "", nil, "")
+			pdb.At = p.Locate(node, "")
 		}
 	}
 	if len(pdb.Entries) == 0 {

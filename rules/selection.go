@@ -152,9 +152,9 @@ func (ev *selectionEvidence) wrongNamespace(app analysis.AppID, ns string, sel *
 	if first == nil {
 		return analysis.Finding{}, false
 	}
-	f := sel.At
+	f := sel.At.Finding()
 	if sel.NsAt != nil {
-		f = *sel.NsAt
+		f = sel.NsAt.Finding()
 	}
 	f.Message = fmt.Sprintf("%s %q in namespace %s selects %s, which no %s in namespace %s carries; %s of its application carries it in namespace %s, and a %s selects in its own namespace only, so it %s; move it to namespace %s, or %s to %s",
 		kind.Name, sel.Name, ns, labelList(sel.Selector), kind.carrier(), ns, first.Owner, strings.Join(where, ", "), kind.Name, kind.Consequence, where[0], first.Owner, ns)
@@ -192,10 +192,10 @@ var (
 // namespace: its metadata.namespace, else nil for the selector's place
 // (a namespace set by a kustomization). Nil, not a copy of that place: a
 // summary keeps it for every Service until the run's end.
-func namespaceFinding(p *analysis.Pass) *analysis.Finding {
+func namespaceFinding(p *analysis.Pass) *analysis.Locator {
 	if n := manifest.Path(p.Object.Node, "metadata", "namespace"); n != nil {
-		f := p.Finding(n, "metadata.namespace", nil, "")
-		return &f
+		l := p.Locate(n, "metadata.namespace")
+		return &l
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"fmt"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
@@ -16,12 +18,14 @@ var serviceEmptySelector = Register(&analysis.Rule{
 	Scope:    analysis.Repository,
 })
 
-// emptySelectorSummary is a Service without a selector (finding set), or
-// the name of the Service an Endpoints or EndpointSlice serves (managed).
+// emptySelectorSummary is a Service without a selector (At set, What
+// saying how), or the name of the Service an Endpoints or EndpointSlice
+// serves (managed).
 type emptySelectorSummary struct {
 	Key     nsName
 	Managed bool
-	Finding analysis.Finding
+	What    string // "no spec.selector", "an empty spec.selector {}"
+	At      analysis.Locator
 }
 
 func summarizeEmptySelector(p *analysis.Pass) (emptySelectorSummary, bool) {
@@ -57,12 +61,7 @@ func summarizeEmptySelector(p *analysis.Pass) (emptySelectorSummary, bool) {
 		if at == nil {
 			at, _ = manifest.MapEntry(obj.Node, "kind")
 		}
-		return emptySelectorSummary{
-			Key: nsName{ns, obj.Name},
-			Finding: p.Finding(at, "spec.selector", nil,
-				"Service %q has %s and no Endpoints or EndpointSlice for it is in the input: nothing will manage its endpoints (add a selector, or ship the Endpoints)",
-				obj.Name, what),
-		}, true
+		return emptySelectorSummary{Key: nsName{ns, obj.Name}, What: what, At: p.Locate(at, "spec.selector")}, true
 	}
 	return emptySelectorSummary{}, false
 }
@@ -76,7 +75,10 @@ func finishEmptySelector(p *analysis.CrossPass, summaries []emptySelectorSummary
 	}
 	for _, s := range summaries {
 		if !s.Managed && !managed[s.Key] {
-			p.Report(s.Finding)
+			f := s.At.Finding()
+			f.Message = fmt.Sprintf("Service %q has %s and no Endpoints or EndpointSlice for it is in the input: nothing will manage its endpoints (add a selector, or ship the Endpoints)",
+				s.Key.Name, s.What)
+			p.Report(f)
 		}
 	}
 }

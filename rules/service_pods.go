@@ -43,12 +43,12 @@ type servicePodsSummary struct {
 type selectingService struct {
 	Name     string
 	Selector map[string]string
-	At       analysis.Finding // at the selector's first entry
+	At       analysis.Locator // at the selector's first entry
 	Entries  []entryAt        // where each key of the selector is written
 	// explicitNS: the namespace is written (or set by a kustomization),
 	// not left to the apply's default.
 	ExplicitNS bool
-	NsAt       *analysis.Finding // at metadata.namespace; nil: at the selector (At)
+	NsAt       *analysis.Locator // at metadata.namespace; nil: at the selector (At)
 }
 
 func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
@@ -76,7 +76,7 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 		if len(svc.Entries) == 0 {
 			return s, false
 		}
-		svc.At = p.Finding(sel.Content[0], "", nil, "")
+		svc.At = p.Locate(sel.Content[0], "")
 		svc.NsAt = namespaceFinding(p)
 		for k, v := range obj.SelectorLabels {
 			svc.Selector[k] = v
@@ -191,7 +191,7 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 		blame, _, _ = strings.Cut(lacks[0], "=")
 	}
 	// An entry a kustomization added is not written: blame the first one.
-	f, e := svc.At, svc.Entries[0]
+	f, e := svc.At.Finding(), svc.Entries[0]
 	for _, x := range svc.Entries {
 		if x.Key == blame {
 			e = x
@@ -327,7 +327,7 @@ func (ev *selectionEvidence) leftOut(app analysis.AppID, ns string, svc *selecti
 	if only == nil {
 		return analysis.Finding{}, false
 	}
-	f, e := svc.At, svc.Entries[0]
+	f, e := svc.At.Finding(), svc.Entries[0]
 	f.Line, f.Column, f.Field = e.Line, e.Column, e.Field
 	f.Message = fmt.Sprintf("Service %q selects %s, which only %s carries, in %s, a file Argo CD Application %s (%s) does not apply: its %s %q leaves it out, and nothing else here applies it, so the Service has no endpoints; apply the file (change the %s) or drop the Service",
 		svc.Name, labelList(svc.Selector), only.Owner, only.File, app.Argo.Name, app.Argo.File, by.Name, by.Pattern, by.Name)

@@ -25,7 +25,7 @@ type overlapSummary struct {
 	ID       string // Deployment/rng
 	NS       string
 	Selector *selector.Selector // no nodes kept
-	At       analysis.Finding   // at the selector
+	At       analysis.Locator   // at the selector
 	Pods     []*pods
 	Owner    string // the controller that owns this one (Deployment/web), or ""
 	// defaulted is set for a ReplicationController without spec.selector:
@@ -84,7 +84,7 @@ func summarizeOverlap(p *analysis.Pass) (overlapSummary, bool) {
 	if s.Defaulted {
 		field = "spec.template.metadata.labels"
 	}
-	s.At = p.Finding(selKey, field, nil, "")
+	s.At = p.Locate(selKey, field)
 	s.Owner = controllerOwner(obj)
 	return s, true
 }
@@ -147,7 +147,7 @@ func finishOverlap(p *analysis.CrossPass, summaries []overlapSummary) {
 		if len(others) == 0 {
 			continue
 		}
-		f := a.At
+		f := a.At.Finding()
 		sel := a.Selector.String()
 		if a.Defaulted {
 			sel += ", taken from its template's labels: it sets no spec.selector"

@@ -18,7 +18,11 @@ import (
 // The engine calls Summarize on the workers, as objects are read, and
 // Finish once per application with the summaries in file order (path,
 // then document, then List item), so Finish sees the same input whatever
-// order files were read in. It drops what Finish reports about objects
+// order files were read in. A Repository rule's one Finish gets every
+// summary grouped by application (CrossPass.Application), the
+// applications in the order of their first summaries and each one's in
+// file order: a rule that judges applications one at a time walks their
+// runs and keeps no map of them. It drops what Finish reports about objects
 // that opted out (annotation, comment), sets the severity, and sorts.
 //
 // Encode and Decode carry one summary between runs (the engine's per-file

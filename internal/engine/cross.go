@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/intern"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
 )
 
@@ -64,7 +65,9 @@ func (e *Engine) application(path string) analysis.AppID {
 	if err != nil {
 		return analysis.AppID{Dir: filepath.Dir(path)}
 	}
-	return analysis.AppID{Dir: dir}
+	// One copy per directory: a file's result keeps its application
+	// until the run ends, and a directory holds many files.
+	return analysis.AppID{Dir: intern.String(dir)}
 }
 
 // observe records in fr what the cross-resource rules need of obj, the
@@ -273,7 +276,9 @@ func (e *Engine) judgeAll(all []placedSummary, split map[analysis.AppID]bool, un
 		all[i].app = apps.index(app)
 	}
 	// Applications numbered in order of first summary: sorting by rule
-	// and number keeps file order within each group.
+	// and number keeps file order within each group, and gives a
+	// Repository rule its summaries grouped by application (the order
+	// analysis.Cross promises).
 	slices.SortStableFunc(all, func(a, b placedSummary) int {
 		return cmp.Or(cmp.Compare(a.rule, b.rule), cmp.Compare(a.app, b.app))
 	})
