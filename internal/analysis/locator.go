@@ -1,8 +1,9 @@
 package analysis
 
 import (
-	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/shipshape-dev/shipshape/internal/manifest"
 )
 
 // Locator is where a cross-resource rule will report about an object, if
