@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -245,4 +247,72 @@ func (t *renderState) takesFrom(root string, f analysis.Finding, file string) bo
 		}
 	}
 	return false
+}
+
+// treeInputs are the files a run lints, in the order it lints them.
+type treeInputs struct {
+	list []manifest.Input
+	// order: those no root reaches first (linted while the roots
+	// render), then those a root reaches (linted once the roots have
+	// rendered, as kustomize reads them, or as written when every root
+	// reaching one failed).
+	order []int
+	// reached: a root reaches list[i]; component: only a Component no
+	// kustomization lists does (known before rendering starts, which
+	// marks more files reached).
+	reached, component []bool
+}
+
+// collectInputs adds to inputs the files of the roots' applications not
+// named, and orders them for linting.
+// Only the files the scope contains are added: a kustomization file
+// linked out of it is a root's file, never read.
+func (t *renderState) collectInputs(inputs []manifest.Input, named []string) treeInputs {
+	// The files a root reaches are its application's: those not named (a
+	// base beside the overlay directory named) are read too, and reported
+	// on, unless only files were named (pre-commit), whose roots' other
+	// files are context.
+	onlyFiles := true
+	for _, p := range named {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			onlyFiles = false
+		}
+	}
+	// A file reached under two names (a directory linked into another) is
+	// read once, under the first: the named files come before those read
+	// as context.
+	have := map[string]bool{}
+	inputs = slices.DeleteFunc(slices.Clone(inputs), func(in manifest.Input) bool {
+		k := t.inputKey(in)
+		dup := have[k]
+		have[k] = true
+		return dup
+	})
+	var more []string
+	for f, st := range t.files {
+		if len(st.readBy()) > 0 && !have[f] && manifest.IsYAMLName(f) && filepath.Base(f) != "Kustomization" && !t.excluded(f) && t.contains(f) {
+			more = append(more, f)
+		}
+	}
+	slices.Sort(more)
+	for _, f := range more {
+		inputs = append(inputs, manifest.Input{Path: t.show(f), Context: onlyFiles})
+	}
+	in := treeInputs{list: inputs, reached: make([]bool, len(inputs)), component: make([]bool, len(inputs))}
+	var last []int
+	for i, input := range inputs {
+		if input.Path == manifest.Stdin {
+			in.order = append(in.order, i)
+			continue
+		}
+		st := t.files[t.key(input.Path)]
+		if in.reached[i] = len(st.readBy()) > 0; in.reached[i] {
+			last = append(last, i)
+		} else {
+			in.order = append(in.order, i)
+			in.component[i] = st != nil && st.component
+		}
+	}
+	in.order = append(in.order, last...)
+	return in
 }
