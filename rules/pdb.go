@@ -70,7 +70,7 @@ func equalitySelector(p *analysis.Pass, n *yaml.Node, at string) *selectingServi
 	for k, v := range obj.SelectorLabels {
 		pdb.Selector[k] = v // commonLabels: kustomize adds them to the budget's matchLabels too
 	}
-	pdb.NsAt = namespaceFinding(p)
+	pdb.NsAt = namespaceLocator(p)
 	return pdb
 }
 

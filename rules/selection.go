@@ -188,11 +188,11 @@ var (
 	pdbSelects     = selectorKind{Name: "PodDisruptionBudget", Consequence: "guards no pod against eviction", NeedsIntent: true}
 )
 
-// namespaceFinding returns where to report that obj is in the wrong
+// namespaceLocator returns where to report that obj is in the wrong
 // namespace: its metadata.namespace, else nil for the selector's place
 // (a namespace set by a kustomization). Nil, not a copy of that place: a
 // summary keeps it for every Service until the run's end.
-func namespaceFinding(p *analysis.Pass) *analysis.Locator {
+func namespaceLocator(p *analysis.Pass) *analysis.Locator {
 	if n := manifest.Path(p.Object.Node, "metadata", "namespace"); n != nil {
 		l := p.Locate(n, "metadata.namespace")
 		return &l

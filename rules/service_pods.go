@@ -77,7 +77,7 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 			return s, false
 		}
 		svc.At = p.Locate(sel.Content[0], "")
-		svc.NsAt = namespaceFinding(p)
+		svc.NsAt = namespaceLocator(p)
 		for k, v := range obj.SelectorLabels {
 			svc.Selector[k] = v
 		}
