@@ -1,11 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -80,7 +80,7 @@ func (e *editor) addApp(dir string, i int) {
 // kustomization, or points the link such an edit made at another one.
 func (e *editor) editLink(i int) string {
 	kusts := e.files(func(p string) bool {
-		return filepath.Base(p) == "kustomization.yaml" && !bytes.Contains([]byte(p), []byte("linked-root"))
+		return isKustomization(p) && !strings.Contains(p, "linked-root")
 	})
 	target := e.pick(kusts)
 	if target == "" {
