@@ -69,6 +69,9 @@ func (p *Pack) Forget(k Key) {
 	p.mu.Lock()
 	delete(p.used, k)
 	if _, ok := p.old[k]; ok {
+		// Out of old too, or Save would keep it among the values this
+		// run did not use.
+		delete(p.old, k)
 		p.changed = true
 	}
 	p.mu.Unlock()
