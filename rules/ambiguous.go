@@ -217,16 +217,7 @@ func (w *scalarChecker) plain(c *schemawalk.Cursor, n *yaml.Node, inCollection, 
 	quotable := true
 	// An empty value is its own base64: quoted, it is the fix.
 	if !isKey && c.Type.Kind() == schema.Bytes && n.Value != "" {
-		// Secret data, ConfigMap binaryData: quoted, 1234 is read as
-		// base64 and decodes to other bytes (d7 6d f8), which the API
-		// accepts: the text must be encoded, or moved.
-		move := "stringData"
-		if w.p.Object.Kind == "ConfigMap" {
-			move = "data"
-		}
-		remedy = fmt.Sprintf("the field holds base64: base64-encode it (%s) or move it to %s (quoted, it is still read as base64)",
-			base64.StdEncoding.EncodeToString([]byte(n.Value)), move)
-		quotable = false
+		remedy, quotable = base64Remedy(n.Value, w.p.Object.Kind), false
 	}
 	severity := w.p.Rule.Severity
 	message := readAs(lead, v, n.Value, isKey, remedy)
@@ -239,15 +230,8 @@ func (w *scalarChecker) plain(c *schemawalk.Cursor, n *yaml.Node, inCollection, 
 		if v.Kind == yaml11.Null && !isKey {
 			return
 		}
-		switch {
-		case isKey:
-		case isLiteral(c):
-			// A generator's literal is KEY=VALUE, and no text that YAML
-			// 1.1 reads as a boolean or a number has an "=": quoted, it
-			// is still refused.
-			remedy, quotable = "kustomize rejects the kustomization, and a literal is KEY=VALUE: write it so", false
-		default:
-			remedy = "kustomize rejects the kustomization: " + remedy
+		if !isKey {
+			remedy, quotable = kustomizationRemedy(c, remedy, quotable)
 		}
 		message = readAs(what+" is read by kustomize (YAML 1.1) as ", v, n.Value, isKey, remedy)
 	case obj.Kustomize != nil && obj.Patch:
@@ -304,6 +288,30 @@ func (w *scalarChecker) plain(c *schemawalk.Cursor, n *yaml.Node, inCollection, 
 		unfixed: readAs(lead, v, n.Value, isKey,
 			remedy+" (not fixed automatically: quoting &"+n.Anchor+" changes every *"+n.Anchor+" too)"),
 	})
+}
+
+// base64Remedy is the remedy for an unquoted value in a field that holds
+// base64 (Secret data, ConfigMap binaryData): quoted, 1234 is read as
+// base64 and decodes to other bytes (d7 6d f8), which the API accepts, so
+// the text must be encoded, or moved to the field that holds text.
+func base64Remedy(value, kind string) string {
+	move := "stringData"
+	if kind == "ConfigMap" {
+		move = "data"
+	}
+	return fmt.Sprintf("the field holds base64: base64-encode it (%s) or move it to %s (quoted, it is still read as base64)",
+		base64.StdEncoding.EncodeToString([]byte(value)), move)
+}
+
+// kustomizationRemedy is the remedy for an unquoted value of a
+// kustomization, which kustomize refuses: quote it, except in a
+// generator's literal, which is KEY=VALUE: no text that YAML 1.1 reads as
+// a boolean or a number has an "=", so quoted it is still refused.
+func kustomizationRemedy(c *schemawalk.Cursor, quote string, quotable bool) (remedy string, stillQuotable bool) {
+	if isLiteral(c) {
+		return "kustomize rejects the kustomization, and a literal is KEY=VALUE: write it so", false
+	}
+	return "kustomize rejects the kustomization: " + quote, quotable
 }
 
 // timestamp reports a date kubectl keeps as text but kustomize, which

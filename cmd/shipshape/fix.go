@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shipshape-dev/shipshape/internal/engine"
 	"github.com/shipshape-dev/shipshape/internal/english"
 	"github.com/shipshape-dev/shipshape/internal/fixer"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
@@ -57,13 +58,63 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	eng.KeepSource = true
 	res := ses.run(slices.Values(inputs))
 	outcomes := fixer.Files(eng, res, fixer.Options{DryRun: dryRun, Roots: roots})
+	t := writeFixes(res, outcomes, diff, check, stdout, msgs)
+	for _, o := range t.failures {
+		fmt.Fprintf(stderr, "%s: cannot fix: %v\n", o.Path, o.Err)
+	}
+	left := append(walkFindings(walkErrs), res.Findings...)
+	if !diff {
+		sum := summarize(res, left)
+		if len(left) > 0 {
+			report.Write(msgs, "text", left, sum, eng.Rules(), report.Options{Color: colorOK(msgs)})
+		}
+		verb := fixVerb(check)
+		fmt.Fprintln(msgs, report.FixTotals(verb, t.fixes, t.files, len(left)))
+	}
+	failing := ses.failOn.Failing(left)
+	if diff && len(failing) > 0 {
+		// stdout is the patch alone: say why the exit status is 1, with
+		// the count lint and fix give.
+		fmt.Fprintf(stderr, "%d %s left that this diff does not fix", len(left), english.Plural(len(left), "finding", "findings"))
+		if len(failing) < len(left) {
+			fmt.Fprintf(stderr, ", %d at --fail-on %s or above", len(failing), ses.failOn.Threshold)
+		}
+		fmt.Fprintln(stderr, " (shipshape lint lists them)")
+	}
+	switch {
+	case check && t.changed, len(t.failures) > 0, len(failing) > 0:
+		return exitFindings
+	}
+	return exitOK
+}
+
+// fixFlags is the flag set of fix.
+func fixFlags(c *commonFlags, diff, check *bool, stderr io.Writer) *pflag.FlagSet {
+	fs := newFlagSet(cmdFix, stderr)
+	fs.BoolVar(diff, "diff", false, "print a unified diff of the fixes and write nothing")
+	fs.BoolVar(check, "check", false, "write nothing; exit 1 when a fix would change a file")
+	c.register(fs)
+	return fs
+}
+
+// fixTally counts what writeFixes wrote: files changed, fixes applied,
+// and the files that could not be fixed.
+type fixTally struct {
+	files, fixes int
+	changed      bool
+	failures     []*fixer.FileFix
+}
+
+// writeFixes writes each file's outcome in the order of res.Files: the
+// fixed stream for stdin, a unified diff (--diff) or one line per fix
+// (to msgs), and tallies them.
+func writeFixes(res *engine.Result, outcomes []*fixer.FileFix, diff, check bool, stdout, msgs io.Writer) fixTally {
+	var t fixTally
 	byPath := map[string]*fixer.FileFix{}
 	for _, o := range outcomes {
 		byPath[o.Path] = o
 	}
 
-	fixedFiles, fixedCount, changed := 0, 0, false
-	var failures []*fixer.FileFix
 	for _, fr := range res.Files {
 		o := byPath[fr.Input.Path]
 		if fr.Input.Path == manifest.Stdin && fr.File != nil {
@@ -81,15 +132,15 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			continue
 		}
 		if o.Err != nil {
-			failures = append(failures, o)
+			t.failures = append(t.failures, o)
 			continue
 		}
 		if !o.Changed() {
 			continue
 		}
-		changed = true
-		fixedFiles++
-		fixedCount += len(o.Applied)
+		t.changed = true
+		t.files++
+		t.fixes += len(o.Applied)
 		if diff {
 			// An absolute path loses its leading slash, as git diff
 			// --no-index writes /tmp/x: git apply rejects "a//tmp/x" as an
@@ -98,51 +149,18 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprint(stdout, unidiff.Unified("a/"+name, "b/"+name, string(o.Orig), string(o.Out)))
 			continue
 		}
-		verb := "fixed"
-		if check {
-			verb = "would fix"
-		}
+		verb := fixVerb(check)
 		for _, fd := range o.Applied {
 			fmt.Fprintln(msgs, report.FixedLine(verb, fd))
 		}
 	}
-	for _, o := range failures {
-		fmt.Fprintf(stderr, "%s: cannot fix: %v\n", o.Path, o.Err)
-	}
-	left := append(walkFindings(walkErrs), res.Findings...)
-	if !diff {
-		sum := summarize(res, left)
-		if len(left) > 0 {
-			report.Write(msgs, "text", left, sum, eng.Rules(), report.Options{Color: colorOK(msgs)})
-		}
-		verb := "fixed"
-		if check {
-			verb = "would fix"
-		}
-		fmt.Fprintln(msgs, report.FixTotals(verb, fixedCount, fixedFiles, len(left)))
-	}
-	failing := ses.failOn.Failing(left)
-	if diff && len(failing) > 0 {
-		// stdout is the patch alone: say why the exit status is 1, with
-		// the count lint and fix give.
-		fmt.Fprintf(stderr, "%d %s left that this diff does not fix", len(left), english.Plural(len(left), "finding", "findings"))
-		if len(failing) < len(left) {
-			fmt.Fprintf(stderr, ", %d at --fail-on %s or above", len(failing), ses.failOn.Threshold)
-		}
-		fmt.Fprintln(stderr, " (shipshape lint lists them)")
-	}
-	switch {
-	case check && changed, len(failures) > 0, len(failing) > 0:
-		return exitFindings
-	}
-	return exitOK
+	return t
 }
 
-// fixFlags is the flag set of fix.
-func fixFlags(c *commonFlags, diff, check *bool, stderr io.Writer) *pflag.FlagSet {
-	fs := newFlagSet(cmdFix, stderr)
-	fs.BoolVar(diff, "diff", false, "print a unified diff of the fixes and write nothing")
-	fs.BoolVar(check, "check", false, "write nothing; exit 1 when a fix would change a file")
-	c.register(fs)
-	return fs
+// fixVerb is how a fix is reported: done, or (--check) only found.
+func fixVerb(check bool) string {
+	if check {
+		return "would fix"
+	}
+	return "fixed"
 }
