@@ -152,6 +152,9 @@ type Graph struct {
 	// scope bounds every read (see scope.Scope): what a kustomization
 	// names outside it is refused, never loaded.
 	scope *scope.Scope
+	// walked: the run's walk of its inputs, replayed by the scans
+	// (walkTree); nil when there is none
+	walked *manifest.Listing
 }
 
 // Discover finds the kustomizations under paths and returns the graph and
@@ -166,7 +169,15 @@ func Discover(paths []string) (*Graph, error) { return DiscoverCached(paths, nil
 // DiscoverCached is Discover keeping the kustomizations' parses in store
 // between runs (see parses); a nil store keeps none.
 func DiscoverCached(paths []string, store *cache.Store) (*Graph, error) {
-	g := &Graph{ByDir: map[string]*Kustomization{}, scope: scope.Of(paths)}
+	return DiscoverListed(paths, store, nil)
+}
+
+// DiscoverListed is DiscoverCached taking the directories and the
+// kustomization files under each tree it scans from walked, the run's
+// walk of its inputs, where that walk listed the tree whole (see
+// manifest.Listing), instead of listing the tree again; nil walks.
+func DiscoverListed(paths []string, store *cache.Store, walked *manifest.Listing) (*Graph, error) {
+	g := &Graph{ByDir: map[string]*Kustomization{}, scope: scope.Of(paths), walked: walked}
 	g.real.scope = g.scope
 	if store != nil {
 		if wd, err := os.Getwd(); err == nil {
@@ -232,46 +243,7 @@ func (g *Graph) scan(dir string) []*Kustomization {
 }
 
 func (g *Graph) scanOnce(dir string) []*Kustomization {
-	var found []*Kustomization
-	seen := map[string]bool{}
-	_ = manifest.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() {
-			if path != dir && strings.HasPrefix(d.Name(), ".") {
-				return fs.SkipDir
-			}
-			g.mu.Lock()
-			if g.listed == nil {
-				g.listed = map[string]bool{}
-			}
-			if _, ok := g.listed[path]; !ok {
-				g.listed[path] = false
-			}
-			g.mu.Unlock()
-			if path != dir {
-				g.real.entered(path)
-			}
-			return nil
-		}
-		// A directory is loaded when the walk meets a kustomization file
-		// in it, rather than probed for each name: most directories have
-		// none, and the probes were most of a scan's system calls.
-		if d.Name() == "fleet.yaml" {
-			g.noteFleet(filepath.Dir(path))
-		}
-		if parent := filepath.Dir(path); slices.Contains(KustomizationNames, d.Name()) && !seen[parent] {
-			seen[parent] = true
-			g.mu.Lock()
-			g.listed[parent] = true
-			g.mu.Unlock()
-			if k := g.Load(parent); k != nil {
-				found = append(found, k)
-			}
-		}
-		return nil
-	})
+	found := g.walkTree(dir)
 	// A fleet.yaml above the scanned tree, up to its repository, may
 	// name a directory in it.
 	abs, _ := filepath.Abs(dir)
@@ -313,6 +285,95 @@ func (g *Graph) scanOnce(dir string) []*Kustomization {
 	}
 	return roots
 }
+
+// walkTree reads every kustomization under dir (absolute, clean), in
+// walk order: from the run's own walk of the inputs when it recorded dir
+// whole (see manifest.Listing: the same WalkDir, the same directories
+// skipped, so the same entries in the same order), else with a walk of
+// its own.
+func (g *Graph) walkTree(dir string) []*Kustomization {
+	var found []*Kustomization
+	seen := map[string]bool{}
+	sep := string(filepath.Separator)
+	if strings.HasSuffix(dir, sep) {
+		sep = "" // the file system's root
+	}
+	replayed := g.walked.Replay(dir, func(e manifest.ListedEntry) {
+		path := dir
+		if e.Rel != "." {
+			path = dir + sep + e.Rel
+		}
+		if e.Dir {
+			g.enterDir(path, dir)
+		} else {
+			found = g.meetFile(path, filepath.Base(path), seen, found)
+		}
+	})
+	if replayed {
+		return found
+	}
+	// Nothing recorded, or not all of it: what was replayed is done again
+	// from the start (entering a directory and loading a kustomization
+	// twice changes nothing).
+	found, seen = nil, map[string]bool{}
+	_ = manifest.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if path != dir && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
+			g.enterDir(path, dir)
+			return nil
+		}
+		found = g.meetFile(path, d.Name(), seen, found)
+		return nil
+	})
+	return found
+}
+
+// enterDir records a directory the scan of root walked.
+func (g *Graph) enterDir(path, root string) {
+	g.mu.Lock()
+	if g.listed == nil {
+		g.listed = map[string]bool{}
+	}
+	if _, ok := g.listed[path]; !ok {
+		g.listed[path] = false
+	}
+	g.mu.Unlock()
+	if path != root {
+		g.real.entered(path)
+	}
+}
+
+// meetFile notes the file at path (named name) that a scan met: a
+// fleet.yaml, or a kustomization, whose directory it loads once (seen) and
+// appends to found.
+func (g *Graph) meetFile(path, name string, seen map[string]bool, found []*Kustomization) []*Kustomization {
+	// A directory is loaded when the walk meets a kustomization file
+	// in it, rather than probed for each name: most directories have
+	// none, and the probes were most of a scan's system calls.
+	if name == "fleet.yaml" {
+		g.noteFleet(filepath.Dir(path))
+	}
+	if parent := filepath.Dir(path); slices.Contains(KustomizationNames, name) && !seen[parent] {
+		seen[parent] = true
+		g.mu.Lock()
+		g.listed[parent] = true
+		g.mu.Unlock()
+		if k := g.Load(parent); k != nil {
+			found = append(found, k)
+		}
+	}
+	return found
+}
+
+// DiscoveryNames are the file names discovery looks for in the
+// directories it walks: a manifest.Listing recording them replays a walk
+// for it (see DiscoverListed).
+func DiscoveryNames() []string { return append(slices.Clone(KustomizationNames), "fleet.yaml") }
 
 // Listed says whether the scans of Discover saw a kustomization file in
 // dir (absolute), and whether they walked dir at all (see
