@@ -291,8 +291,13 @@ func (g *Graph) scanOnce(dir string) []*Kustomization {
 // whole (see manifest.Listing: the same WalkDir, the same directories
 // skipped, so the same entries in the same order), else with a walk of
 // its own.
+//
+// The kustomizations are loaded once the walk is over, in the order it
+// met them: by then every directory of the tree is known walked, so
+// that their entries naming one resolve with a single Lstat (inWalked)
+// rather than a resolution of each directory above them.
 func (g *Graph) walkTree(dir string) []*Kustomization {
-	var found []*Kustomization
+	var dirs []string // holding a kustomization, in walk order
 	seen := map[string]bool{}
 	sep := string(filepath.Separator)
 	if strings.HasSuffix(dir, sep) {
@@ -306,16 +311,29 @@ func (g *Graph) walkTree(dir string) []*Kustomization {
 		if e.Dir {
 			g.enterDir(path, dir)
 		} else {
-			found = g.meetFile(path, filepath.Base(path), seen, found)
+			dirs = g.meetFile(path, filepath.Base(path), seen, dirs)
 		}
 	})
-	if replayed {
-		return found
+	if !replayed {
+		// Nothing recorded, or not all of it: what was replayed is done
+		// again from the start (entering a directory twice changes
+		// nothing).
+		dirs, seen = nil, map[string]bool{}
+		g.walkOwn(dir, seen, &dirs)
 	}
-	// Nothing recorded, or not all of it: what was replayed is done again
-	// from the start (entering a directory and loading a kustomization
-	// twice changes nothing).
-	found, seen = nil, map[string]bool{}
+	var found []*Kustomization
+	for _, d := range dirs {
+		if k := g.Load(d); k != nil {
+			found = append(found, k)
+		}
+	}
+	return found
+}
+
+// walkOwn is the walk of dir when no walk of the run's recorded it: the
+// directories entered, and the kustomizations' directories appended to
+// dirs.
+func (g *Graph) walkOwn(dir string, seen map[string]bool, dirs *[]string) {
 	_ = manifest.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
@@ -327,10 +345,9 @@ func (g *Graph) walkTree(dir string) []*Kustomization {
 			g.enterDir(path, dir)
 			return nil
 		}
-		found = g.meetFile(path, d.Name(), seen, found)
+		*dirs = g.meetFile(path, d.Name(), seen, *dirs)
 		return nil
 	})
-	return found
 }
 
 // enterDir records a directory the scan of root walked.
@@ -349,9 +366,9 @@ func (g *Graph) enterDir(path, root string) {
 }
 
 // meetFile notes the file at path (named name) that a scan met: a
-// fleet.yaml, or a kustomization, whose directory it loads once (seen) and
-// appends to found.
-func (g *Graph) meetFile(path, name string, seen map[string]bool, found []*Kustomization) []*Kustomization {
+// fleet.yaml, or a kustomization, whose directory it appends to dirs once
+// (seen).
+func (g *Graph) meetFile(path, name string, seen map[string]bool, dirs []string) []string {
 	// A directory is loaded when the walk meets a kustomization file
 	// in it, rather than probed for each name: most directories have
 	// none, and the probes were most of a scan's system calls.
@@ -363,11 +380,9 @@ func (g *Graph) meetFile(path, name string, seen map[string]bool, found []*Kusto
 		g.mu.Lock()
 		g.listed[parent] = true
 		g.mu.Unlock()
-		if k := g.Load(parent); k != nil {
-			found = append(found, k)
-		}
+		dirs = append(dirs, parent)
 	}
-	return found
+	return dirs
 }
 
 // DiscoveryNames are the file names discovery looks for in the
