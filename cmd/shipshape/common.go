@@ -167,7 +167,7 @@ func (s *session) useCache(stderr io.Writer) {
 // files) or with the rest: see manifest.ContextFor.
 func (s *session) inputs(errs *[]manifest.WalkError) iter.Seq[manifest.Input] {
 	if s.render {
-		s.walked = manifest.NewListing(render.DiscoveryNames()...)
+		s.walked = manifest.NewListing()
 	}
 	return func(yield func(manifest.Input) bool) {
 		excluded := func(string) bool { return false }

@@ -88,7 +88,7 @@ func (e *Engine) RunTree(paths []string, inputs iter.Seq[manifest.Input]) *Resul
 }
 
 // RunTreeListed is RunTree where walking inputs records in walked what
-// the walk saw (manifest.WalkListed with render.DiscoveryNames): the
+// the walk saw (manifest.WalkListed): the
 // kustomizations are found from that record as the walk goes, instead of
 // a second walk of the same directories. It closes walked once inputs
 // are read; nil walked is RunTree.

@@ -1,16 +1,17 @@
 package manifest
 
 import (
+	"io/fs"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 )
 
 // A Listing records, for the kustomize discovery of the same run, what the
 // inputs' directory walks (Walk, ContextFor) saw: every directory they
-// entered and every file whose name discovery looks for (the kustomization
-// names, fleet.yaml). Discovery used to list the same tree again with a
+// entered and every other entry of those, with its type (the kustomization
+// names and fleet.yaml are what discovery looks for; the rest tells it
+// what a kustomization's entry is without a stat). Discovery used to list the same tree again with a
 // walk of its own, beside the inputs' one; replaying this one gives it the
 // same entries in the same order (the same WalkDir, the same hidden
 // directories skipped), read once.
@@ -29,8 +30,6 @@ type Listing struct {
 	trees map[string]*listedTree
 	// closed: no walk will start any more (see Close).
 	closed bool
-	// names: the file names recorded (those discovery reads).
-	names []string
 }
 
 // listedTree is one walk's record.
@@ -40,20 +39,22 @@ type listedTree struct {
 	done, complete bool
 }
 
-// ListedEntry is a directory a walk entered, or a file of one of the
-// names recorded.
+// ListedEntry is one entry of a directory a walk entered (or the root).
 type ListedEntry struct {
 	// Rel is the path below the walk's root ("." for the root itself),
 	// clean, with the platform's separators.
 	Rel string
-	// Dir is set for a directory.
-	Dir bool
+	// Type is the entry's type bits as its directory listed them
+	// (fs.DirEntry.Type: a link is a link, not what it points to).
+	Type fs.FileMode
+	// Entered is set for a directory the walk entered (not a hidden one,
+	// which it skips); its entries follow it, every one.
+	Entered bool
 }
 
-// NewListing returns a listing that records directories and the files
-// named one of names.
-func NewListing(names ...string) *Listing {
-	l := &Listing{trees: map[string]*listedTree{}, names: names}
+// NewListing returns an empty listing.
+func NewListing() *Listing {
+	l := &Listing{trees: map[string]*listedTree{}}
 	l.cond = sync.NewCond(&l.mu)
 	return l
 }
@@ -71,42 +72,32 @@ func (l *Listing) Close() {
 }
 
 // Replay calls fn with the entries the walk of root (absolute, clean)
-// saw, in its order, as the walk finds them, and reports whether the walk
-// was complete. False (fn called for none, some or all of the entries)
-// means the record does not stand for a full walk: no walk of root was
-// recorded before Close, or it met an error or was stopped; the caller
-// walks itself, from the start.
+// saw, in its order, once that walk is over, and reports whether fn was
+// called: false means the record does not stand for a full walk (no walk
+// of root was recorded before Close, or it met an error or was stopped),
+// and the caller walks itself.
 func (l *Listing) Replay(root string, fn func(ListedEntry)) bool {
 	if l == nil {
 		return false
 	}
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	var tree *listedTree
 	for {
-		if tree = l.trees[root]; tree != nil || l.closed {
+		tree = l.trees[root]
+		if tree != nil && tree.done || tree == nil && l.closed {
 			break
 		}
 		l.cond.Wait()
 	}
-	if tree == nil {
+	l.mu.Unlock()
+	if tree == nil || !tree.complete {
 		return false
 	}
-	for i := 0; ; {
-		for i == len(tree.entries) && !tree.done {
-			l.cond.Wait()
-		}
-		if i == len(tree.entries) {
-			return tree.complete
-		}
-		batch := tree.entries[i:]
-		i = len(tree.entries)
-		l.mu.Unlock()
-		for _, e := range batch {
-			fn(e)
-		}
-		l.mu.Lock()
+	// Done: the walk appends nothing more.
+	for _, e := range tree.entries {
+		fn(e)
 	}
+	return true
 }
 
 // listingWalk records one walk: nil records nothing.
@@ -144,9 +135,9 @@ func (l *Listing) startWalk(root string) *listingWalk {
 	return &listingWalk{l: l, tree: tree, prefix: prefix}
 }
 
-// dir records a directory the walk entered (path as the walk names it,
-// root the walk's root as given).
-func (w *listingWalk) dir(path, root string) {
+// entry records an entry the walk met (path as the walk names it, root
+// the walk's root as given); entered is set for a directory it enters.
+func (w *listingWalk) entry(path, root string, d fs.DirEntry, entered bool) {
 	if w == nil {
 		return
 	}
@@ -154,22 +145,15 @@ func (w *listingWalk) dir(path, root string) {
 	if path != root {
 		rel = strings.TrimPrefix(path, w.prefix)
 	}
-	w.add(ListedEntry{Rel: rel, Dir: true})
+	w.add(ListedEntry{Rel: rel, Type: d.Type(), Entered: entered})
 }
 
-// file records a file the walk met when its name is one recorded.
-func (w *listingWalk) file(path, name string) {
-	if w == nil || !slices.Contains(w.l.names, name) {
-		return
-	}
-	w.add(ListedEntry{Rel: strings.TrimPrefix(path, w.prefix)})
-}
-
+// add appends e; Replay reads the entries once the walk is over (end),
+// so nobody is woken here.
 func (w *listingWalk) add(e ListedEntry) {
 	w.l.mu.Lock()
 	w.tree.entries = append(w.tree.entries, e)
 	w.l.mu.Unlock()
-	w.l.cond.Broadcast()
 }
 
 // end closes the record: complete when the walk met no error and was

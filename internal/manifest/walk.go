@@ -122,12 +122,13 @@ func WalkListed(paths []string, errs *[]WalkError, listed *Listing) iter.Seq[Inp
 				name := d.Name()
 				if d.IsDir() {
 					if path != p && strings.HasPrefix(name, ".") && name != "." && name != ".." {
+						rec.entry(path, p, d, false)
 						return fs.SkipDir
 					}
-					rec.dir(path, p)
+					rec.entry(path, p, d, true)
 					return nil
 				}
-				rec.file(path, name)
+				rec.entry(path, p, d, false)
 				// Hidden files (.travis.yml, .gitlab-ci.yml, .golangci.yaml)
 				// configure tools, not clusters; named, they are linted.
 				if strings.HasPrefix(name, ".") {

@@ -3,6 +3,7 @@ package render
 import (
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -155,6 +156,12 @@ type Graph struct {
 	// walked: the run's walk of its inputs, replayed by the scans
 	// (walkTree); nil when there is none
 	walked *manifest.Listing
+	// types: every entry of the directories a replayed walk listed
+	// (absolute, as walked), with its type bits as listed (see inWalked)
+	types map[string]fs.FileMode
+	// typed: the directories whose every entry is in types (those the
+	// replayed walks entered)
+	typed map[string]bool
 }
 
 // Discover finds the kustomizations under paths and returns the graph and
@@ -303,18 +310,34 @@ func (g *Graph) walkTree(dir string) []*Kustomization {
 	if strings.HasSuffix(dir, sep) {
 		sep = "" // the file system's root
 	}
+	types := map[string]fs.FileMode{}
+	var entered []string
 	replayed := g.walked.Replay(dir, func(e manifest.ListedEntry) {
 		path := dir
 		if e.Rel != "." {
 			path = dir + sep + e.Rel
 		}
-		if e.Dir {
+		switch {
+		case e.Entered:
 			g.enterDir(path, dir)
-		} else {
+			entered = append(entered, path)
+		case !e.Type.IsDir(): // not a hidden directory, skipped
 			dirs = g.meetFile(path, filepath.Base(path), seen, dirs)
 		}
+		types[path] = e.Type
 	})
-	if !replayed {
+	if replayed {
+		g.mu.Lock()
+		if g.types == nil {
+			g.types, g.typed = types, map[string]bool{}
+		} else {
+			maps.Copy(g.types, types)
+		}
+		for _, d := range entered {
+			g.typed[d] = true
+		}
+		g.mu.Unlock()
+	} else {
 		// Nothing recorded, or not all of it: what was replayed is done
 		// again from the start (entering a directory twice changes
 		// nothing).
@@ -385,11 +408,6 @@ func (g *Graph) meetFile(path, name string, seen map[string]bool, dirs []string)
 	return dirs
 }
 
-// DiscoveryNames are the file names discovery looks for in the
-// directories it walks: a manifest.Listing recording them replays a walk
-// for it (see DiscoverListed).
-func DiscoveryNames() []string { return append(slices.Clone(KustomizationNames), "fleet.yaml") }
-
 // Listed says whether the scans of Discover saw a kustomization file in
 // dir (absolute), and whether they walked dir at all (see
 // manifest.Listed). Call it once Discover has returned.
@@ -445,6 +463,22 @@ func (g *Graph) inWalked(path string) (real string, isDir, regular, ok bool) {
 	}
 	if realDir, known := g.real.load(dir); !known || realDir != dir {
 		return "", false, false, false
+	}
+	// A directory a replayed walk listed (every entry of it, and every
+	// directory it entered, is in types): its listing says what Lstat
+	// would, as of this run's walk.
+	g.mu.Lock()
+	typ, listed := g.types[path]
+	dirListed := g.typed[dir]
+	g.mu.Unlock()
+	if dirListed {
+		switch {
+		case !listed:
+			return path, false, false, true
+		case typ&fs.ModeSymlink != 0:
+			return "", false, false, false
+		}
+		return path, typ.IsDir(), typ.IsRegular(), true
 	}
 	st, err := os.Lstat(path)
 	switch {

@@ -62,7 +62,7 @@ func describeGraph(g *Graph) string {
 // (replayed, not walked again).
 func discoverWalked(t *testing.T, paths []string, stopAfter int) (*Graph, bool) {
 	t.Helper()
-	walked := manifest.NewListing(DiscoveryNames()...)
+	walked := manifest.NewListing()
 	done := make(chan *Graph, 1)
 	go func() {
 		g, _ := DiscoverListed(paths, nil, walked)
@@ -121,7 +121,19 @@ func TestDiscoverListedSame(t *testing.T) {
 		"fleet/app/cm.yaml":               "kind: ConfigMap\n",
 		"cycle/a/kustomization.yaml":      "resources: [../b]\n",
 		"cycle/b/kustomization.yaml":      "resources: [../a]\n",
+		// Entries the walk's listing answers: missing, in a hidden
+		// directory (listed, not entered), a link to a file, a directory.
+		"apps/odd/kustomization.yaml": "resources: [missing.yaml, .hidden, .hidden/cm.yaml, .hidden/kustomization.yaml, linkfile.yaml, cm.yaml, sub, sub/gone]\n" +
+			"configMapGenerator: [{name: x, files: [data.txt, nothere.txt]}]\n",
+		"apps/odd/.hidden/cm.yaml":            "kind: ConfigMap\n",
+		"apps/odd/.hidden/kustomization.yaml": "resources: [cm.yaml]\n",
+		"apps/odd/cm.yaml":                    "kind: ConfigMap\n",
+		"apps/odd/data.txt":                   "x\n",
+		"apps/odd/sub/kustomization.yaml":     "resources: []\n",
 	})
+	if err := os.Symlink("cm.yaml", filepath.Join(dir, "apps", "odd", "linkfile.yaml")); err != nil {
+		t.Fatal(err)
+	}
 	t.Run("directory", func(t *testing.T) { wantSameDiscovery(t, []string{dir}, 0, true) })
 	t.Run("subdirectory", func(t *testing.T) { wantSameDiscovery(t, []string{filepath.Join(dir, "apps")}, 0, true) })
 	t.Run("file alone", func(t *testing.T) {
