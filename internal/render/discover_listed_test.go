@@ -131,8 +131,28 @@ func TestDiscoverListedSame(t *testing.T) {
 		"apps/odd/data.txt":                   "x\n",
 		"apps/odd/sub/kustomization.yaml":     "resources: []\n",
 	})
-	if err := os.Symlink("cm.yaml", filepath.Join(dir, "apps", "odd", "linkfile.yaml")); err != nil {
-		t.Fatal(err)
+	// A kustomization file that is a link, and a directory holding two
+	// names (the first kustomize recognises is read).
+	testtree.Write(t, dir, map[string]string{
+		"apps/twonames/kustomization.yml": "resources: [a.yaml]\n",
+		"apps/twonames/Kustomization":     "resources: [b.yaml]\n",
+		"apps/linkkust/cm.yaml":           "kind: ConfigMap\n",
+	})
+	outside := filepath.Join(t.TempDir(), "kustomization.yaml")
+	testtree.Write(t, filepath.Dir(outside), map[string]string{"kustomization.yaml": "resources: []\n"})
+	testtree.Write(t, dir, map[string]string{"apps/dangling/Kustomization": "resources: []\n"})
+	for link, target := range map[string]string{
+		"apps/odd/linkfile.yaml":           "cm.yaml",
+		"apps/linkkust/kustomization.yaml": "../odd/sub/kustomization.yaml",
+		"apps/dangling/kustomization.yaml": "nowhere.yaml", // the next name is read
+		"apps/out/kustomization.yaml":      outside,        // out of the scope: not read
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, link)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	t.Run("directory", func(t *testing.T) { wantSameDiscovery(t, []string{dir}, 0, true) })
 	t.Run("subdirectory", func(t *testing.T) { wantSameDiscovery(t, []string{filepath.Join(dir, "apps")}, 0, true) })
