@@ -83,14 +83,15 @@ func (l *Listing) Replay(root string, fn func(ListedEntry)) bool {
 	l.mu.Lock()
 	var tree *listedTree
 	for {
-		tree = l.trees[root]
-		if tree != nil && tree.done || tree == nil && l.closed {
+		// Closed, a walk still not done was abandoned (its iterator
+		// left): it will not end.
+		if tree = l.trees[root]; tree != nil && tree.done || l.closed {
 			break
 		}
 		l.cond.Wait()
 	}
 	l.mu.Unlock()
-	if tree == nil || !tree.complete {
+	if tree == nil || !tree.done || !tree.complete {
 		return false
 	}
 	// Done: the walk appends nothing more.
