@@ -25,8 +25,10 @@ import (
 // fails to render with the reason. Its parse is kept (when kept is set).
 //
 // listed, when not nil, answers from a walk's listing whether file is a
-// regular file that is no link (ok false: it cannot say): then the file
-// is inside the scope when its directory is, and neither needs a stat.
+// regular file that is no link, in a directory whose real path is itself
+// (ok false: it cannot say). Such a path holds no link from the file
+// system's root down, so scope.Resolve would find it inside the scope
+// exactly when it is there by name (scope.Holds): neither needs a stat.
 func readKustomization(dir string, from source, sc *scope.Scope, kept *parses, listed func(file string) (regular, ok bool)) *Kustomization {
 	for _, name := range KustomizationNames {
 		file := filepath.Join(dir, name)
@@ -41,9 +43,7 @@ func readKustomization(dir string, from source, sc *scope.Scope, kept *parses, l
 			continue
 		}
 		k := &Kustomization{Dir: dir, File: file, Kind: "Kustomization", src: from}
-		// Not a link, in a directory inside the scope: inside (scope.Resolve
-		// would find it so with an Lstat).
-		if from.fsys == nil && sc != nil && !(known && sc.Contains(dir)) && !sc.Contains(file) {
+		if from.fsys == nil && sc != nil && !(known && sc.Holds(file)) && !sc.Contains(file) {
 			k.Err = outsideScope(file)
 			return k
 		}
