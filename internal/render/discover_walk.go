@@ -24,9 +24,9 @@ import (
 // its own.
 //
 // The kustomizations are loaded once the walk is over, in the order it
-// met them: by then every directory of the tree is known walked, so
-// that their entries naming one resolve with a single Lstat (inWalked)
-// rather than a resolution of each directory above them.
+// met them: by then every directory of the tree is known walked, so that
+// their entries resolve from the listing (inWalked, listedFile) rather
+// than by a resolution of each directory above them.
 func (g *Graph) walkTree(dir string) []*Kustomization {
 	var dirs []string // holding a kustomization, in walk order
 	seen := map[string]bool{}
@@ -62,10 +62,7 @@ func (g *Graph) walkTree(dir string) []*Kustomization {
 		}
 		g.mu.Unlock()
 	} else {
-		// Nothing recorded, or not all of it: what was replayed is done
-		// again from the start (entering a directory twice changes
-		// nothing).
-		dirs, seen = nil, map[string]bool{}
+		// No whole record of dir (Replay called fn for nothing).
 		g.walkOwn(dir, seen, &dirs)
 	}
 	var found []*Kustomization
@@ -135,10 +132,11 @@ func (g *Graph) meetFile(path, name string, seen map[string]bool, dirs []string)
 // inWalked answers for an entry's path (absolute, clean) that names no
 // link, in a directory a scan walked whose walked path is its real path:
 // its real path is itself (the walk entered every directory above it
-// without following a link, so none of them is one), and one Lstat says
-// what it is, where resolving it (scope.Resolve: an Lstat) and then
-// asking (a Stat) were two. Anything else (a link, a directory no scan
-// walked, a revision's tree) is not answered (ok false).
+// without following a link, so none of them is one), and its directory's
+// listing (a replayed walk's) or else one Lstat says what it is, where
+// resolving it (scope.Resolve: an Lstat) and then asking (a Stat) were
+// two. Anything else (a link, a directory no scan walked, a revision's
+// tree) is not answered (ok false).
 func (g *Graph) inWalked(path string) (real string, isDir, regular, ok bool) {
 	if g.src.fsys != nil {
 		return "", false, false, false
