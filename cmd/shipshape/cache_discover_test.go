@@ -26,6 +26,41 @@ func TestCacheExactDiscovery(t *testing.T) {
 	})
 }
 
+// TestCacheExactDiscoveryStaged is TestCacheExactDiscovery with one file
+// named alone, as pre-commit names a staged file: the kustomizations are
+// found from the walk of its repository that reads the other files as
+// context (manifest.Listing), which the edits change between runs.
+func TestCacheExactDiscoveryStaged(t *testing.T) {
+	// -2 renames the kustomization of the named file's directory (to
+	// each of kustomize's names in turn), -3 deletes that of an overlay
+	// over it: the roots that reach the named file change.
+	kinds := []int{-2, 0, 1, 2, -2, 3, -1, 4, 4, -3, -2, 1, 2, 3, -1, 4, 0}
+	named := filepath.Join("shared-base", "base", "daemonset.yaml")
+	names := []string{"kustomization.yaml", "Kustomization", "kustomization.yml"}
+	renamed := 0
+	wantCacheExactNamed(t, filepath.Join("..", "..", "testdata", "render"), len(kinds), func(e *editor, i int) string {
+		switch kinds[i] {
+		case -1:
+			return e.edit(i)
+		case -2:
+			dir := filepath.Join(e.root, "shared-base", "base")
+			from, to := filepath.Join(dir, names[renamed%3]), filepath.Join(dir, names[(renamed+1)%3])
+			renamed++
+			if err := os.Rename(from, to); err != nil {
+				t.Fatal(err)
+			}
+			return "renamed " + e.rel(from) + " to " + e.rel(to)
+		case -3:
+			p := filepath.Join(e.root, "shared-base", "overlays", "dev", "kustomization.yaml")
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			return "deleted " + e.rel(p)
+		}
+		return e.editDiscoveryOf(kinds[i], i)
+	}, named)
+}
+
 // entryLine is a `- entry` line of a list in a kustomization.
 var entryLine = regexp.MustCompile(`(?m)^- [\w./-]+$`)
 

@@ -49,15 +49,30 @@ func wantCacheExact(t *testing.T, src string, edits int) {
 
 // wantCacheExactAfter is wantCacheExact with the edits edit makes.
 func wantCacheExactAfter(t *testing.T, src string, edits int, edit func(*editor, int) string) {
+	wantCacheExactNamed(t, src, edits, edit, "")
+}
+
+// wantCacheExactNamed is wantCacheExactAfter linting named (a path in the
+// copy of src) instead of the whole copy, as pre-commit names a staged
+// file: the copy is then made a repository (a .git directory), whose
+// other files the run reads as context.
+func wantCacheExactNamed(t *testing.T, src string, edits int, edit func(*editor, int) string, named string) {
 	tree := filepath.Join(t.TempDir(), "tree")
 	testtree.Copy(t, src, tree)
+	target := tree
+	if named != "" {
+		target = filepath.Join(tree, named)
+		if err := os.Mkdir(filepath.Join(tree, ".git"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// Files older than the stat index's racy window, as a checkout is:
 	// the index vouches for them, so edits that stat alone can tell
 	// (same size, same mtime) are tried on files it does not read.
 	ageFiles(t, tree, time.Now().Add(-time.Hour))
 	cacheDir := t.TempDir()
 	lint := func(flags ...string) string {
-		return runIn(t, tree, exitOK, append(append([]string{"lint", "--fail-on", "none", "--format", "json"}, flags...), tree)...)
+		return runIn(t, tree, exitOK, append(append([]string{"lint", "--fail-on", "none", "--format", "json"}, flags...), target)...)
 	}
 	cold := lint("--cache-dir", cacheDir)
 	if entries := cacheEntries(t, cacheDir); len(entries) == 0 {

@@ -58,7 +58,10 @@ func (c *commonFlags) register(fs *pflag.FlagSet) {
 
 // session is what a lint or fix run works with.
 type session struct {
-	eng    *engine.Engine
+	eng *engine.Engine
+	// walked records what the walk of inputs saw, for the engine's
+	// discovery of kustomizations (see manifest.Listing)
+	walked *manifest.Listing
 	cfg    *config.Config // nil without a config file
 	paths  []string
 	failOn analysis.FailOn // --fail-on, else the config's failOn
@@ -163,13 +166,19 @@ func (s *session) useCache(stderr io.Writer) {
 // a file the same whether it is named alone (pre-commit names the staged
 // files) or with the rest: see manifest.ContextFor.
 func (s *session) inputs(errs *[]manifest.WalkError) iter.Seq[manifest.Input] {
+	if s.render {
+		s.walked = manifest.NewListing()
+	}
 	return func(yield func(manifest.Input) bool) {
 		excluded := func(string) bool { return false }
 		if s.cfg != nil {
 			excluded = s.cfg.Excluder()
 		}
+		// Closed when the walk ends: discovery stops waiting for a tree
+		// it did not list, and walks that itself.
+		defer s.walked.Close()
 		var seen []manifest.Input
-		for in := range manifest.Walk(s.paths, errs) {
+		for in := range manifest.WalkListed(s.paths, errs, s.walked) {
 			if excluded(in.Path) {
 				continue
 			}
@@ -181,7 +190,7 @@ func (s *session) inputs(errs *[]manifest.WalkError) iter.Seq[manifest.Input] {
 		if !s.eng.CrossResource() {
 			return
 		}
-		for _, in := range manifest.ContextFor(seen) {
+		for _, in := range manifest.ContextForListed(seen, s.walked) {
 			if excluded(in.Path) {
 				continue
 			}
@@ -196,7 +205,7 @@ func (s *session) inputs(errs *[]manifest.WalkError) iter.Seq[manifest.Input] {
 // render is none.
 func (s *session) run(inputs iter.Seq[manifest.Input]) *engine.Result {
 	if s.render {
-		return s.eng.RunTree(s.paths, inputs)
+		return s.eng.RunTreeListed(s.paths, inputs, s.walked)
 	}
 	return s.eng.RunSeq(inputs)
 }

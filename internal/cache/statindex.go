@@ -69,7 +69,21 @@ func (s *Store) OpenIndex(scope string) *Index {
 // Sum returns the SHA-256 of path's bytes. When the index cannot vouch
 // for them it calls read and returns what read returned too (data is nil
 // when the index answered). read's error is returned as it is.
+//
+// A run looks at a file once: a second Sum of a path this run already
+// summed (the scans' screen, then the file's lint) answers the first
+// one's hash, without a stat. Both uses then agree on one view of the
+// file; a file edited between the two could have been read at either
+// moment anyway, and the next run's stat sees the edit.
 func (x *Index) Sum(path string, read func() ([]byte, error)) (sum [sha256.Size]byte, data []byte, err error) {
+	if x != nil {
+		x.mu.Lock()
+		e, ok := x.seen[path]
+		x.mu.Unlock()
+		if ok {
+			return e.sum, nil, nil
+		}
+	}
 	st, statOK := x.stat(path)
 	if statOK {
 		x.mu.Lock()

@@ -100,3 +100,32 @@ func TestIndexDamaged(t *testing.T) {
 		t.Fatalf("a cut entry decodes to %v", got)
 	}
 }
+
+// TestIndexOnceARun: a second Sum of a path in one run answers the
+// first's hash without looking at the file again; the next run sees what
+// changed.
+func TestIndexOnceARun(t *testing.T) {
+	s := Open(t.TempDir())
+	path := filepath.Join(t.TempDir(), "a.yaml")
+	if err := os.WriteFile(path, []byte("a: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x := s.OpenIndex("scope")
+	reads := 0
+	read := func() ([]byte, error) { reads++; return os.ReadFile(path) }
+	first, data, err := x.Sum(path, read)
+	if err != nil || string(data) != "a: 1\n" || reads != 1 {
+		t.Fatalf("first Sum: %q, %v, %d reads", data, err, reads)
+	}
+	if err := os.WriteFile(path, []byte("a: 22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	again, data, err := x.Sum(path, read)
+	if err != nil || again != first || data != nil || reads != 1 {
+		t.Fatalf("second Sum in the run: sum %x (want %x), data %q, %v, %d reads", again, first, data, err, reads)
+	}
+	x.Save()
+	if sum, read := indexRun(t, s, path); !read || sum != Sum([]byte("a: 22\n")) {
+		t.Fatalf("next run: read %v, sum %x, want the edited bytes'", read, sum)
+	}
+}

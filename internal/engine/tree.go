@@ -84,18 +84,32 @@ type renderState struct {
 // RunTree lints inputs as applications (see above); paths are what was
 // named on the command line, for finding the kustomize roots.
 func (e *Engine) RunTree(paths []string, inputs iter.Seq[manifest.Input]) *Result {
+	return e.RunTreeListed(paths, inputs, nil)
+}
+
+// RunTreeListed is RunTree where walking inputs records in walked what
+// the walk saw (manifest.WalkListed): the
+// kustomizations are found from that record as the walk goes, instead of
+// a second walk of the same directories. It closes walked once inputs
+// are read; nil walked is RunTree.
+func (e *Engine) RunTreeListed(paths []string, inputs iter.Seq[manifest.Input], walked *manifest.Listing) *Result {
 	// The kustomizations are found while the inputs are walked: both
 	// read the same directories.
 	graph := make(chan *render.Graph, 1)
-	go func() { graph <- e.discover(paths) }()
+	go func() { graph <- e.discoverListed(paths, walked) }()
 	collected := slices.Collect(inputs)
+	walked.Close() // a tree no walk listed is walked by discovery itself
 	return e.runTree(paths, collected, nil, <-graph)
 }
 
 // discover finds the kustomizations of paths (see render.Discover), their
 // parses kept in the run's cache.
-func (e *Engine) discover(paths []string) *render.Graph {
-	g, _ := render.DiscoverCached(namedPaths(paths), e.Cache) // paths that cannot be read are walk errors
+func (e *Engine) discover(paths []string) *render.Graph { return e.discoverListed(paths, nil) }
+
+// discoverListed is discover from the record of the run's walk (see
+// render.DiscoverListed).
+func (e *Engine) discoverListed(paths []string, walked *manifest.Listing) *render.Graph {
+	g, _ := render.DiscoverListed(namedPaths(paths), e.Cache, walked) // paths that cannot be read are walk errors
 	return g
 }
 

@@ -14,7 +14,11 @@ import (
 // file of the repository that holds it, or, outside a repository, of its
 // directory (not below it). Those already among inputs are left
 // out; the rest are marked Context (read, never reported on).
-func ContextFor(inputs []Input) []Input {
+func ContextFor(inputs []Input) []Input { return ContextForListed(inputs, nil) }
+
+// ContextForListed is ContextFor recording in listed what its walks of
+// repositories see (see Listing).
+func ContextForListed(inputs []Input, listed *Listing) []Input {
 	// A directory named is the tree the user chose; a file named alone
 	// (pre-commit names the staged ones) is judged in its repository, as
 	// when the repository is linted.
@@ -48,7 +52,7 @@ func ContextFor(inputs []Input) []Input {
 		if root := scope.RepositoryRoot(dir); root != "" {
 			if !walked[root] {
 				walked[root] = true
-				for c := range Walk([]string{root}, &errs) {
+				for c := range WalkListed([]string{root}, &errs, listed) {
 					add(c)
 				}
 			}

@@ -53,6 +53,12 @@ func Collect(paths []string) ([]Input, []WalkError) {
 // it, so that a caller can read and lint files while the walk goes on.
 // Paths that cannot be walked are appended to errs.
 func Walk(paths []string, errs *[]WalkError) iter.Seq[Input] {
+	return WalkListed(paths, errs, nil)
+}
+
+// WalkListed is Walk recording in listed what its directory walks see
+// (see Listing); a nil listed records nothing.
+func WalkListed(paths []string, errs *[]WalkError, listed *Listing) iter.Seq[Input] {
 	return func(yield func(Input) bool) {
 		if len(paths) == 0 {
 			paths = []string{"."}
@@ -96,11 +102,15 @@ func Walk(paths []string, errs *[]WalkError) iter.Seq[Input] {
 				}
 				continue
 			}
+			rec := listed.startWalk(p)
+			complete := true
 			err = WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 				if stopped {
+					complete = false
 					return fs.SkipAll
 				}
 				if err != nil {
+					complete = false
 					// A directory that vanished or cannot be read: say so,
 					// keep walking the rest.
 					*errs = append(*errs, WalkError{path, err})
@@ -112,10 +122,13 @@ func Walk(paths []string, errs *[]WalkError) iter.Seq[Input] {
 				name := d.Name()
 				if d.IsDir() {
 					if path != p && strings.HasPrefix(name, ".") && name != "." && name != ".." {
+						rec.entry(path, p, d, false)
 						return fs.SkipDir
 					}
+					rec.entry(path, p, d, true)
 					return nil
 				}
+				rec.entry(path, p, d, false)
 				// Hidden files (.travis.yml, .gitlab-ci.yml, .golangci.yaml)
 				// configure tools, not clusters; named, they are linted.
 				if strings.HasPrefix(name, ".") {
@@ -130,6 +143,7 @@ func Walk(paths []string, errs *[]WalkError) iter.Seq[Input] {
 				}
 				return nil
 			})
+			rec.end(complete && err == nil && !stopped)
 			if err != nil {
 				*errs = append(*errs, WalkError{p, err})
 			}

@@ -152,6 +152,15 @@ type Graph struct {
 	// scope bounds every read (see scope.Scope): what a kustomization
 	// names outside it is refused, never loaded.
 	scope *scope.Scope
+	// walked: the run's walk of its inputs, replayed by the scans
+	// (walkTree); nil when there is none
+	walked *manifest.Listing
+	// types: every entry of the directories a replayed walk listed
+	// (absolute, as walked), with its type bits as listed (see inWalked)
+	types map[string]fs.FileMode
+	// typed: the directories whose every entry is in types (those the
+	// replayed walks entered)
+	typed map[string]bool
 }
 
 // Discover finds the kustomizations under paths and returns the graph and
@@ -166,7 +175,15 @@ func Discover(paths []string) (*Graph, error) { return DiscoverCached(paths, nil
 // DiscoverCached is Discover keeping the kustomizations' parses in store
 // between runs (see parses); a nil store keeps none.
 func DiscoverCached(paths []string, store *cache.Store) (*Graph, error) {
-	g := &Graph{ByDir: map[string]*Kustomization{}, scope: scope.Of(paths)}
+	return DiscoverListed(paths, store, nil)
+}
+
+// DiscoverListed is DiscoverCached taking the directories and the
+// kustomization files under each tree it scans from walked, the run's
+// walk of its inputs, where that walk listed the tree whole (see
+// manifest.Listing), instead of listing the tree again; nil walks.
+func DiscoverListed(paths []string, store *cache.Store, walked *manifest.Listing) (*Graph, error) {
+	g := &Graph{ByDir: map[string]*Kustomization{}, scope: scope.Of(paths), walked: walked}
 	g.real.scope = g.scope
 	if store != nil {
 		if wd, err := os.Getwd(); err == nil {
@@ -232,46 +249,7 @@ func (g *Graph) scan(dir string) []*Kustomization {
 }
 
 func (g *Graph) scanOnce(dir string) []*Kustomization {
-	var found []*Kustomization
-	seen := map[string]bool{}
-	_ = manifest.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() {
-			if path != dir && strings.HasPrefix(d.Name(), ".") {
-				return fs.SkipDir
-			}
-			g.mu.Lock()
-			if g.listed == nil {
-				g.listed = map[string]bool{}
-			}
-			if _, ok := g.listed[path]; !ok {
-				g.listed[path] = false
-			}
-			g.mu.Unlock()
-			if path != dir {
-				g.real.entered(path)
-			}
-			return nil
-		}
-		// A directory is loaded when the walk meets a kustomization file
-		// in it, rather than probed for each name: most directories have
-		// none, and the probes were most of a scan's system calls.
-		if d.Name() == "fleet.yaml" {
-			g.noteFleet(filepath.Dir(path))
-		}
-		if parent := filepath.Dir(path); slices.Contains(KustomizationNames, d.Name()) && !seen[parent] {
-			seen[parent] = true
-			g.mu.Lock()
-			g.listed[parent] = true
-			g.mu.Unlock()
-			if k := g.Load(parent); k != nil {
-				found = append(found, k)
-			}
-		}
-		return nil
-	})
+	found := g.walkTree(dir)
 	// A fleet.yaml above the scanned tree, up to its repository, may
 	// name a directory in it.
 	abs, _ := filepath.Abs(dir)
@@ -333,7 +311,7 @@ func (g *Graph) Load(dir string) *Kustomization {
 	if seen {
 		return k
 	}
-	k = readKustomization(dir, g.src, g.scope, g.parses)
+	k = readKustomization(dir, g.src, g.scope, g.parses, g.listedFile)
 	g.mu.Lock()
 	if prev, ok := g.ByDir[dir]; ok {
 		g.mu.Unlock()
@@ -347,39 +325,6 @@ func (g *Graph) Load(dir string) *Kustomization {
 	// A cycle stops here: the entry above is already in ByDir.
 	g.resolveRefs(k)
 	return k
-}
-
-// inWalked answers for an entry's path (absolute, clean) that names no
-// link, in a directory a scan walked whose walked path is its real path:
-// its real path is itself (the walk entered every directory above it
-// without following a link, so none of them is one), and one Lstat says
-// what it is, where resolving it (scope.Resolve: an Lstat) and then
-// asking (a Stat) were two. Anything else (a link, a directory no scan
-// walked, a revision's tree) is not answered (ok false).
-func (g *Graph) inWalked(path string) (real string, isDir, regular, ok bool) {
-	if g.src.fsys != nil {
-		return "", false, false, false
-	}
-	dir := filepath.Dir(path)
-	g.mu.Lock()
-	_, walked := g.listed[dir]
-	g.mu.Unlock()
-	if !walked {
-		return "", false, false, false
-	}
-	if realDir, known := g.real.load(dir); !known || realDir != dir {
-		return "", false, false, false
-	}
-	st, err := os.Lstat(path)
-	switch {
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return "", false, false, false
-	case err != nil: // missing: resolved as written, as scope.Resolve does
-		return path, false, false, true
-	case st.Mode()&fs.ModeSymlink != 0:
-		return "", false, false, false
-	}
-	return path, st.IsDir(), st.Mode().IsRegular(), true
 }
 
 // resolveRefs resolves the entries of k: real paths, those outside the

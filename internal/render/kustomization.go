@@ -23,14 +23,27 @@ import (
 // itself reports a directory holding several. A kustomization file that
 // links out of sc is not read: the walk reports the link, and the root
 // fails to render with the reason. Its parse is kept (when kept is set).
-func readKustomization(dir string, from source, sc *scope.Scope, kept *parses) *Kustomization {
+//
+// listed, when not nil, answers from a walk's listing whether file is a
+// regular file that is no link, in a directory whose real path is itself
+// (ok false: it cannot say). Such a path holds no link from the file
+// system's root down, so scope.Resolve would find it inside the scope
+// exactly when it is there by name (scope.Holds): neither needs a stat.
+func readKustomization(dir string, from source, sc *scope.Scope, kept *parses, listed func(file string) (regular, ok bool)) *Kustomization {
 	for _, name := range KustomizationNames {
 		file := filepath.Join(dir, name)
-		if !from.regular(file) {
+		regular, known := false, false
+		if listed != nil {
+			regular, known = listed(file)
+		}
+		if !known {
+			regular = from.regular(file)
+		}
+		if !regular {
 			continue
 		}
 		k := &Kustomization{Dir: dir, File: file, Kind: "Kustomization", src: from}
-		if from.fsys == nil && sc != nil && !sc.Contains(file) {
+		if from.fsys == nil && sc != nil && !(known && sc.Holds(file)) && !sc.Contains(file) {
 			k.Err = outsideScope(file)
 			return k
 		}
