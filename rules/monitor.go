@@ -63,14 +63,13 @@ func summarizeMonitor(p *analysis.Pass) (monitorSummary, bool) {
 
 func finishMonitor(p *analysis.CrossPass, summaries []monitorSummary) {
 	forPods := gatherSelectionEvidence(p, len(summaries), func(i int) selectionPart {
-		s := summaries[i]
-		return selectionPart{ns: s.NS, pods: s.Pods, unknown: s.Unknown, relabel: s.Relabel}
+		return summaries[i].selection()
 	})
 	// Services stand for the pods of the evidence; a role that may patch
 	// pods says nothing of Services' labels.
 	services := gatherSelectionEvidence(p, len(summaries), func(i int) selectionPart {
 		s := summaries[i]
-		part := selectionPart{ns: s.NS, unknown: s.Unknown}
+		part := selectionPart{ns: s.NS, unknown: s.unknown()}
 		if s.Service != nil {
 			part.pods = []*pods{s.Service}
 		}

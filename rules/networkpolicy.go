@@ -62,8 +62,7 @@ func summarizeNetworkPolicyPods(p *analysis.Pass) (networkPolicyPodsSummary, boo
 
 func finishNetworkPolicyPods(p *analysis.CrossPass, summaries []networkPolicyPodsSummary) {
 	ev := gatherSelectionEvidence(p, len(summaries), func(i int) selectionPart {
-		s := summaries[i]
-		return selectionPart{ns: s.NS, pods: s.Pods, unknown: s.Unknown, relabel: s.Relabel}
+		return summaries[i].selection()
 	})
 	for i, s := range summaries {
 		if len(s.Selectors) == 0 || p.Unread(p.Application(i)) {

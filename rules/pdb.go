@@ -24,8 +24,12 @@ func summarizePDBPods(p *analysis.Pass) (servicePodsSummary, bool) {
 	s := servicePodsSummary{NS: obj.EffectiveNamespace()}
 	if obj.Kind == "PodDisruptionBudget" && obj.Group() == "policy" {
 		sel := manifest.Path(obj.Node, "spec", "selector")
-		s.Svc = equalitySelector(p, sel, "spec.selector")
-		return s, s.Svc != nil
+		pdb := equalitySelector(p, sel, "spec.selector")
+		if pdb == nil {
+			return s, false
+		}
+		s.Other = &servicePodsOther{Svc: pdb}
+		return s, true
 	}
 	return s, summarizeMakers(p, &s)
 }
@@ -76,14 +80,14 @@ func equalitySelector(p *analysis.Pass, n *yaml.Node, at string) *selectingServi
 
 func finishPDBPods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 	ev := gatherSelectionEvidence(p, len(summaries), func(i int) selectionPart {
-		s := summaries[i]
-		return selectionPart{ns: s.NS, pods: s.Pods, unknown: s.Unknown, relabel: s.Relabel}
+		return summaries[i].selection()
 	})
 	for i, s := range summaries {
-		if s.Svc == nil || p.Unread(p.Application(i)) {
+		pdb := s.svc()
+		if pdb == nil || p.Unread(p.Application(i)) {
 			continue
 		}
-		if f, ok := ev.judge(p.Application(i), s.NS, s.Svc, pdbSelects); ok {
+		if f, ok := ev.judge(p.Application(i), s.NS, pdb, pdbSelects); ok {
 			p.Report(f)
 		}
 	}

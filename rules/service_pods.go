@@ -25,11 +25,20 @@ var serviceNoMatchingPods = Register(&analysis.Rule{
 // may make pods.
 type servicePodsSummary struct {
 	NS string
-	// A Service with a selector (a pointer: most summaries are of
-	// workloads, and every repository's are kept until Finish).
-	Svc *selectingService
 	// The pods a workload makes.
 	Pods []*pods
+	// What another object says, nil for a workload: most summaries are
+	// of workloads, three rules keep one per object, and every
+	// repository's are kept until Finish (48 bytes with the pointer, 88
+	// with its fields here).
+	Other *servicePodsOther
+}
+
+// servicePodsOther is what an object that is not a workload says of
+// the pods of its namespace.
+type servicePodsOther struct {
+	// A Service with a selector.
+	Svc *selectingService
 	// Endpoints or an EndpointSlice for the Service named.
 	EndpointsFor string
 	// A custom resource of a kind shipshape does not know.
@@ -37,6 +46,32 @@ type servicePodsSummary struct {
 	// Where a Role or ClusterRole lets its subjects patch pods: an
 	// operator that labels its own pods at run time (minio's leader).
 	Relabel *relabelScope
+}
+
+// svc is the summary's Service (or other selector), nil when none.
+func (s *servicePodsSummary) svc() *selectingService {
+	if s.Other == nil {
+		return nil
+	}
+	return s.Other.Svc
+}
+
+// unknown is the kind of the summary's custom resource shipshape does
+// not know, "" when none.
+func (s *servicePodsSummary) unknown() string {
+	if s.Other == nil {
+		return ""
+	}
+	return s.Other.Unknown
+}
+
+// selection is the summary's part of the evidence of pods.
+func (s *servicePodsSummary) selection() selectionPart {
+	part := selectionPart{ns: s.NS, pods: s.Pods}
+	if o := s.Other; o != nil {
+		part.endpointsFor, part.unknown, part.relabel = o.EndpointsFor, o.Unknown, o.Relabel
+	}
+	return part
 }
 
 // selectingService is a Service with a selector.
@@ -81,14 +116,18 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 		for k, v := range obj.SelectorLabels {
 			svc.Selector[k] = v
 		}
-		s.Svc = svc
+		s.Other = &servicePodsOther{Svc: svc}
 		return s, true
 	case obj.Kind == "Endpoints" && obj.APIVersion == "v1":
-		s.EndpointsFor = obj.Name
+		s.Other = &servicePodsOther{EndpointsFor: obj.Name}
 		return s, true
 	case obj.Kind == "EndpointSlice" && obj.Group() == "discovery.k8s.io":
-		s.EndpointsFor = manifest.ScalarValue(manifest.Path(obj.Node, "metadata", "labels", "kubernetes.io/service-name"))
-		return s, s.EndpointsFor != ""
+		name := manifest.ScalarValue(manifest.Path(obj.Node, "metadata", "labels", "kubernetes.io/service-name"))
+		if name == "" {
+			return s, false
+		}
+		s.Other = &servicePodsOther{EndpointsFor: name}
+		return s, true
 	}
 	return s, summarizeMakers(p, &s)
 }
@@ -100,15 +139,18 @@ func summarizeMakers(p *analysis.Pass, s *servicePodsSummary) bool {
 	if s.Pods = podsOf(p); len(s.Pods) > 0 {
 		return true
 	}
-	if scope, ok := podRelabelScope(p.Object); ok {
-		s.Relabel = &scope
-		return true
-	}
-	if mayMakePods(p.Object) {
-		s.Unknown = p.Object.Kind
-		return true
-	}
-	return false
+	// One value per object, not one per rule: the three rules that keep
+	// this summary share it (Finish only reads it).
+	s.Other = p.Memo("rules.podMakers", func() any {
+		if scope, ok := podRelabelScope(p.Object); ok {
+			return &servicePodsOther{Relabel: &scope}
+		}
+		if mayMakePods(p.Object) {
+			return &servicePodsOther{Unknown: p.Object.Kind}
+		}
+		return (*servicePodsOther)(nil)
+	}).(*servicePodsOther)
+	return s.Other != nil
 }
 
 func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
@@ -119,22 +161,22 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 	// pods from elsewhere, unless its own pods in another namespace carry
 	// the selector (the namespace is the mistake).
 	ev := gatherSelectionEvidence(p, len(summaries), func(i int) selectionPart {
-		s := summaries[i]
-		return selectionPart{ns: s.NS, pods: s.Pods, endpointsFor: s.EndpointsFor, unknown: s.Unknown, relabel: s.Relabel}
+		return summaries[i].selection()
 	})
 	for i, s := range summaries {
-		if s.Svc == nil || ev.managed[nsName{s.NS, s.Svc.Name}] {
+		svc := s.svc()
+		if svc == nil || ev.managed[nsName{s.NS, svc.Name}] {
 			continue
 		}
 		app := p.Application(i)
 		if p.Unread(app) {
 			continue
 		}
-		if f, ok := ev.leftOut(app, s.NS, s.Svc); ok {
+		if f, ok := ev.leftOut(app, s.NS, svc); ok {
 			p.Report(f)
 			continue
 		}
-		if f, ok := ev.judge(app, s.NS, s.Svc, serviceSelects); ok {
+		if f, ok := ev.judge(app, s.NS, svc, serviceSelects); ok {
 			p.Report(f)
 		}
 	}
