@@ -162,8 +162,8 @@ type lwsEntry struct {
 
 type svcEntry struct {
 	orderMember
-	Sel  map[string]string
-	Rank int // index among the Services sorted by position
+	Sel  selector.Set // interned and sorted: one per Service, kept until Finish
+	Rank int          // index among the Services sorted by position
 }
 
 type hpaEntry struct {
@@ -211,7 +211,7 @@ func summarizeOrder(p *analysis.Pass) (orderSummary, bool) {
 		s.Dep, s.DepKey = &m, depKey{obj.Kind, ns, obj.Name}
 	case isService(obj) && followers:
 		if sel := serviceSelector(obj); len(sel) > 0 {
-			s.Svc = &svcEntry{orderMember: newOrderMember(p, annNode), Sel: sel}
+			s.Svc = &svcEntry{orderMember: newOrderMember(p, annNode), Sel: selector.SetOf(sel)}
 		}
 	case isHPA(obj) && followers:
 		if target, ok := scaledLWS(obj); ok {

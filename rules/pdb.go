@@ -43,7 +43,8 @@ func equalitySelector(p *analysis.Pass, n *yaml.Node, at string) *selectingServi
 		return nil
 	}
 	obj := p.Object
-	pdb := &selectingService{Name: obj.Name, Selector: map[string]string{}, ExplicitNS: obj.Namespace != ""}
+	pdb := &selectingService{Name: obj.Name, ExplicitNS: obj.Namespace != ""}
+	labels := map[string]string{}
 	for _, r := range parsed.Requirements {
 		if r.Op != selector.In || len(r.Values) != 1 || r.Node == nil {
 			return nil
@@ -51,10 +52,10 @@ func equalitySelector(p *analysis.Pass, n *yaml.Node, at string) *selectingServi
 		if placeholder(r.Values[0]) {
 			continue // filled in before the apply: any pod may carry it
 		}
-		if _, twice := pdb.Selector[r.Key]; twice {
+		if _, twice := labels[r.Key]; twice {
 			return nil
 		}
-		pdb.Selector[r.Key] = r.Values[0]
+		labels[r.Key] = r.Values[0]
 		// Report at a matchLabels key, as for a Service; an expression at
 		// its item.
 		node, field := r.Node, at+"."+r.Path
@@ -72,8 +73,9 @@ func equalitySelector(p *analysis.Pass, n *yaml.Node, at string) *selectingServi
 		return nil
 	}
 	for k, v := range obj.SelectorLabels {
-		pdb.Selector[k] = v // commonLabels: kustomize adds them to the budget's matchLabels too
+		labels[k] = v // commonLabels: kustomize adds them to the budget's matchLabels too
 	}
+	pdb.Selector = selector.SetOf(labels)
 	pdb.NsAt = namespaceLocator(p)
 	return pdb
 }

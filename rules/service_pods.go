@@ -9,6 +9,7 @@ import (
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/selector"
 )
 
 var serviceNoMatchingPods = Register(&analysis.Rule{
@@ -76,8 +77,10 @@ func (s *servicePodsSummary) selection() selectionPart {
 
 // selectingService is a Service with a selector.
 type selectingService struct {
-	Name     string
-	Selector map[string]string
+	Name string
+	// Selector is interned and sorted: a map per Service cost about
+	// 300 bytes, kept until Finish.
+	Selector selector.Set
 	At       analysis.Locator // at the selector's first entry
 	Entries  []entryAt        // where each key of the selector is written
 	// explicitNS: the namespace is written (or set by a kustomization),
@@ -96,7 +99,8 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 		if isExternalName(spec) || sel == nil || sel.Kind != yaml.MappingNode {
 			return s, false
 		}
-		svc := &selectingService{Name: obj.Name, Selector: map[string]string{}, ExplicitNS: obj.Namespace != ""}
+		svc := &selectingService{Name: obj.Name, ExplicitNS: obj.Namespace != ""}
+		labels := map[string]string{}
 		for i := 0; i+1 < len(sel.Content); i += 2 {
 			k, v := sel.Content[i], sel.Content[i+1]
 			if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode {
@@ -105,7 +109,7 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 			if placeholder(v.Value) {
 				continue // filled in before the apply: any pod may carry it
 			}
-			svc.Selector[k.Value] = v.Value
+			labels[k.Value] = v.Value
 			svc.Entries = append(svc.Entries, entryAt{k.Value, k.Line, k.Column, manifest.Keys("spec", "selector", k.Value).String()})
 		}
 		if len(svc.Entries) == 0 {
@@ -114,8 +118,9 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 		svc.At = p.Locate(sel.Content[0], "")
 		svc.NsAt = namespaceLocator(p)
 		for k, v := range obj.SelectorLabels {
-			svc.Selector[k] = v
+			labels[k] = v
 		}
+		svc.Selector = selector.SetOf(labels)
 		s.Other = &servicePodsOther{Svc: svc}
 		return s, true
 	case obj.Kind == "Endpoints" && obj.APIVersion == "v1":
@@ -198,18 +203,18 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 		closest = c
 	}
 	var has []string
-	for _, k := range sortedKeys(svc.Selector) {
-		if closest.has(k, svc.Selector[k]) {
-			has = append(has, k+"="+svc.Selector[k])
+	for k, v := range svc.Selector.All() {
+		if closest.has(k, v) {
+			has = append(has, k+"="+v)
 		}
 	}
 	if len(has) == 0 && own != nil {
 		// Its own template, whose label the selector has under another
 		// key, or a value one slip away, is the one meant.
 		closest = own
-		for _, k := range sortedKeys(svc.Selector) {
-			if closest.has(k, svc.Selector[k]) {
-				has = append(has, k+"="+svc.Selector[k])
+		for k, v := range svc.Selector.All() {
+			if closest.has(k, v) {
+				has = append(has, k+"="+v)
 			}
 		}
 	}
@@ -223,8 +228,8 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 	lacks := closest.missing(svc.Selector)
 	// Blame an entry no template carries, else one the closest lacks.
 	blame := ""
-	for _, k := range sortedKeys(svc.Selector) {
-		if !ix.anyHas(k, svc.Selector[k]) {
+	for k, v := range svc.Selector.All() {
+		if !ix.anyHas(k, v) {
 			blame = k
 			break
 		}
@@ -255,7 +260,7 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 		what += " (it carries " + own + " only in its own metadata.labels, which its pods do not get)"
 	}
 	f.Message = fmt.Sprintf("%s %q selects %s, which no %s in namespace %s carries: %s %s, so the %s %s; add the label to the %s, or drop it from the selector",
-		kind.Name, svc.Name, labelList(svc.Selector), kind.carrier(), ns, closest.Owner, what, kind.Name, kind.Consequence, kind.carrier())
+		kind.Name, svc.Name, labelSetList(svc.Selector), kind.carrier(), ns, closest.Owner, what, kind.Name, kind.Consequence, kind.carrier())
 	return f, true
 }
 
@@ -266,7 +271,7 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 // then one that carries a lacking value under another key (the label was
 // renamed), then one of the Service's own application (not a namesake in
 // another directory).
-func closestTemplate(ix *podIndex, sel map[string]string, app analysis.AppID) *pods {
+func closestTemplate(ix *podIndex, sel selector.Set, app analysis.AppID) *pods {
 	var closest *pods
 	fewest, slip, renamed, mine := 0, false, false, false
 	for _, c := range ix.all {
@@ -287,14 +292,14 @@ func closestTemplate(ix *podIndex, sel map[string]string, app analysis.AppID) *p
 
 // carriedInOwnLabels returns the first controller that carries what its
 // template lacks of sel in its own metadata.labels, with those entries.
-func carriedInOwnLabels(ix *podIndex, sel map[string]string, app analysis.AppID) ([]string, *pods) {
+func carriedInOwnLabels(ix *podIndex, sel selector.Set, app analysis.AppID) ([]string, *pods) {
 	for _, c := range ix.all {
 		if c.Own == "" || ix.copyElsewhere(c, app) {
 			continue
 		}
 		var only []string
-		for _, k := range sortedKeys(sel) {
-			if v := sel[k]; !c.has(k, v) {
+		for k, v := range sel.All() {
+			if !c.has(k, v) {
 				if !c.ownHas(k, v) {
 					only = nil
 					break
@@ -372,6 +377,6 @@ func (ev *selectionEvidence) leftOut(app analysis.AppID, ns string, svc *selecti
 	f, e := svc.At.Finding(), svc.Entries[0]
 	f.Line, f.Column, f.Field = e.Line, e.Column, e.Field
 	f.Message = fmt.Sprintf("Service %q selects %s, which only %s carries, in %s, a file Argo CD Application %s (%s) does not apply: its %s %q leaves it out, and nothing else here applies it, so the Service has no endpoints; apply the file (change the %s) or drop the Service",
-		svc.Name, labelList(svc.Selector), only.Owner, only.File, app.Argo.Name, app.Argo.File, by.Name, by.Pattern, by.Name)
+		svc.Name, labelSetList(svc.Selector), only.Owner, only.File, app.Argo.Name, app.Argo.File, by.Name, by.Pattern, by.Name)
 	return f, true
 }

@@ -50,8 +50,9 @@ func TestPodIndex(t *testing.T) {
 				}
 				sel[e2[0]] = e2[1]
 			}
-			want := slices.ContainsFunc(templates, func(p *pods) bool { return p.carries(sel) })
-			if got := ix.carried(sel, analysis.AppID{}); got != want {
+			set := selector.SetOf(sel)
+			want := slices.ContainsFunc(templates, func(p *pods) bool { return p.carries(set) })
+			if got := ix.carried(set, analysis.AppID{}); got != want {
 				t.Errorf("carried(%v) = %v, want %v", sel, got, want)
 			}
 			if want {
