@@ -19,19 +19,18 @@ var pdbNoMatchingPods = Register(&analysis.Rule{
 	Scope:    analysis.Repository,
 })
 
-func summarizePDBPods(p *analysis.Pass) (servicePodsSummary, bool) {
+func summarizePDBPods(p *analysis.Pass) (*servicePodsSummary, bool) {
 	obj := p.Object
-	s := servicePodsSummary{NS: obj.EffectiveNamespace()}
 	if obj.Kind == "PodDisruptionBudget" && obj.Group() == "policy" {
 		sel := manifest.Path(obj.Node, "spec", "selector")
 		pdb := equalitySelector(p, sel, "spec.selector")
 		if pdb == nil {
-			return s, false
+			return nil, false
 		}
-		s.Other = &servicePodsOther{Svc: pdb}
-		return s, true
+		return &servicePodsSummary{NS: obj.EffectiveNamespace(), Other: &servicePodsOther{Svc: pdb}}, true
 	}
-	return s, summarizeMakers(p, &s)
+	m := podMakersOf(p)
+	return m, m != nil
 }
 
 // equalitySelector reads the label selector n, at the dotted path at of
@@ -80,7 +79,7 @@ func equalitySelector(p *analysis.Pass, n *yaml.Node, at string) *selectingServi
 	return pdb
 }
 
-func finishPDBPods(p *analysis.CrossPass, summaries []servicePodsSummary) {
+func finishPDBPods(p *analysis.CrossPass, summaries []*servicePodsSummary) {
 	ev := gatherSelectionEvidence(p, len(summaries), func(i int) selectionPart {
 		return summaries[i].selection()
 	})

@@ -29,9 +29,8 @@ type servicePodsSummary struct {
 	// The pods a workload makes.
 	Pods []*pods
 	// What another object says, nil for a workload: most summaries are
-	// of workloads, three rules keep one per object, and every
-	// repository's are kept until Finish (48 bytes with the pointer, 88
-	// with its fields here).
+	// of workloads, and every repository's are kept until Finish (48
+	// bytes with the pointer, 88 with its fields here).
 	Other *servicePodsOther
 }
 
@@ -89,9 +88,9 @@ type selectingService struct {
 	NsAt       *analysis.Locator // at metadata.namespace; nil: at the selector (At)
 }
 
-func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
+func summarizeServicePods(p *analysis.Pass) (*servicePodsSummary, bool) {
 	obj := p.Object
-	s := servicePodsSummary{NS: obj.EffectiveNamespace()}
+	s := &servicePodsSummary{NS: obj.EffectiveNamespace()}
 	switch {
 	case isService(obj):
 		spec := manifest.MapGet(obj.Node, "spec")
@@ -134,7 +133,22 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 		s.Other = &servicePodsOther{EndpointsFor: name}
 		return s, true
 	}
-	return s, summarizeMakers(p, &s)
+	m := podMakersOf(p)
+	return m, m != nil
+}
+
+// podMakersOf is what p's object says of the pods of its namespace
+// (summarizeMakers), nil when nothing: one value per object, which the
+// four rules that keep it share (their Finish only reads it). Most
+// objects a repository's summaries are kept for are workloads.
+func podMakersOf(p *analysis.Pass) *servicePodsSummary {
+	return p.Memo("rules.podMakers", func() any {
+		s := &servicePodsSummary{NS: p.Object.EffectiveNamespace()}
+		if summarizeMakers(p, s) {
+			return s
+		}
+		return (*servicePodsSummary)(nil)
+	}).(*servicePodsSummary)
 }
 
 // summarizeMakers fills in what an object says of the pods of its
@@ -144,21 +158,18 @@ func summarizeMakers(p *analysis.Pass, s *servicePodsSummary) bool {
 	if s.Pods = podsOf(p); len(s.Pods) > 0 {
 		return true
 	}
-	// One value per object, not one per rule: the three rules that keep
-	// this summary share it (Finish only reads it).
-	s.Other = p.Memo("rules.podMakers", func() any {
-		if scope, ok := podRelabelScope(p.Object); ok {
-			return &servicePodsOther{Relabel: &scope}
-		}
-		if mayMakePods(p.Object) {
-			return &servicePodsOther{Unknown: p.Object.Kind}
-		}
-		return (*servicePodsOther)(nil)
-	}).(*servicePodsOther)
-	return s.Other != nil
+	if scope, ok := podRelabelScope(p.Object); ok {
+		s.Other = &servicePodsOther{Relabel: &scope}
+		return true
+	}
+	if mayMakePods(p.Object) {
+		s.Other = &servicePodsOther{Unknown: p.Object.Kind}
+		return true
+	}
+	return false
 }
 
-func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
+func finishServicePods(p *analysis.CrossPass, summaries []*servicePodsSummary) {
 	// Pod templates and endpoints count from anywhere in the repository.
 	// Whether the Service is judged at all is its own application's call:
 	// one that makes no pods in the Service's namespace (a Service put in
