@@ -8,6 +8,7 @@ import (
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/selector"
 )
 
 // What the selector rules (service-no-matching-pods,
@@ -105,10 +106,10 @@ func labelledAtRunTime(lacks []string) bool {
 // also when t carries its value under another key (a component renamed
 // the pod label: k8s-app=metrics-server, app.kubernetes.io/name=metrics-server)
 // or its key with a value one typing slip away.
-func (t *pods) sharesMost(sel map[string]string, written []entryAt, loose bool) bool {
+func (t *pods) sharesMost(sel selector.Set, written []entryAt, loose bool) bool {
 	carried, total := 0, 0
 	for _, e := range written {
-		v, ok := sel[e.Key]
+		v, ok := sel.Get(e.Key)
 		if !ok {
 			continue
 		}
@@ -139,8 +140,8 @@ func (t *pods) carriesValue(v string) bool {
 
 // renamedAny reports whether t's pods lack an entry of sel whose value
 // they carry under another key.
-func (t *pods) renamedAny(sel map[string]string) bool {
-	for k, v := range sel {
+func (t *pods) renamedAny(sel selector.Set) bool {
+	for k, v := range sel.All() {
 		if t.has(k, v) {
 			continue
 		}

@@ -143,13 +143,13 @@ func lwsPodLabels(obj *manifest.Object) []lwsPods {
 // pod of an LWS. Controller labels whose value varies per pod match any
 // value; worker-index matches "0" on the leader and any other value on
 // workers.
-func selectsLWSPods(sel map[string]string, pods []lwsPods) bool {
+func selectsLWSPods(sel selector.Set, pods []lwsPods) bool {
 	if len(sel) == 0 {
 		return false // a Service without a selector selects nothing
 	}
 	for _, p := range pods {
 		ok := true
-		for k, v := range sel {
+		for k, v := range sel.All() {
 			have, set := p.Labels[k]
 			switch {
 			case set:

@@ -8,6 +8,7 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/config"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/selector"
 )
 
 func TestNotDNS1035(t *testing.T) {
@@ -167,7 +168,7 @@ spec:
 				sel[k] = v
 			}
 		}
-		if got := selectsLWSPods(sel, pods); got != tc.want {
+		if got := selectsLWSPods(selector.SetOf(sel), pods); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.sel, got, tc.want)
 		}
 	}
@@ -180,7 +181,7 @@ spec:
     workerTemplate:
       metadata: {labels: {app: x}}
 `)
-	if !selectsLWSPods(map[string]string{"app": "x", lwsWorkerIndexLabel: "0"}, lwsPodLabels(only)) {
+	if !selectsLWSPods(selector.SetOf(map[string]string{"app": "x", lwsWorkerIndexLabel: "0"}), lwsPodLabels(only)) {
 		t.Error("the leader of an LWS without leaderTemplate has the worker template's labels")
 	}
 	if fmt.Sprint(len(lwsPodLabels(only))) != "2" {

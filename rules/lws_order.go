@@ -94,10 +94,12 @@ type orderSummary struct {
 	// a directory of the repository: evidence for that application.
 	Points *pointer
 	Lws    *lwsEntry
-	Dep    *orderMember
-	DepKey depKey
-	Svc    *svcEntry
-	Hpa    *hpaEntry
+	// Dep: a ConfigMap, Secret, ServiceAccount or PVC an LWS may need
+	// (its key is its At's kind, namespace and name: not kept twice,
+	// as a summary of most repositories' objects is one of these).
+	Dep *orderMember
+	Svc *svcEntry
+	Hpa *hpaEntry
 }
 
 type engineEvidence struct {
@@ -162,8 +164,8 @@ type lwsEntry struct {
 
 type svcEntry struct {
 	orderMember
-	Sel  map[string]string
-	Rank int // index among the Services sorted by position
+	Sel  selector.Set // interned and sorted: one per Service, kept until Finish
+	Rank int          // index among the Services sorted by position
 }
 
 type hpaEntry struct {
@@ -208,10 +210,10 @@ func summarizeOrder(p *analysis.Pass) (orderSummary, bool) {
 		}
 	case obj.APIVersion == "v1" && (obj.Kind == "ConfigMap" || obj.Kind == "Secret" || obj.Kind == "ServiceAccount" || obj.Kind == "PersistentVolumeClaim"):
 		m := newOrderMember(p, annNode)
-		s.Dep, s.DepKey = &m, depKey{obj.Kind, ns, obj.Name}
+		s.Dep = &m
 	case isService(obj) && followers:
 		if sel := serviceSelector(obj); len(sel) > 0 {
-			s.Svc = &svcEntry{orderMember: newOrderMember(p, annNode), Sel: sel}
+			s.Svc = &svcEntry{orderMember: newOrderMember(p, annNode), Sel: selector.SetOf(sel)}
 		}
 	case isHPA(obj) && followers:
 		if target, ok := scaledLWS(obj); ok {
@@ -328,7 +330,9 @@ func newOrderAgg(engine, rule string, ss []*orderSummary) (a *orderAgg, optedOut
 				optedOut = append(optedOut, fmt.Sprintf("%s:%d:%d", s.Lws.At.File, s.Lws.At.Doc, s.Lws.At.Item))
 			}
 		case s.Dep != nil:
-			a.deps[s.DepKey] = append(a.deps[s.DepKey], s.Dep)
+			r := s.Dep.At.Resource
+			k := depKey{r.Kind, r.EffectiveNamespace(), r.Name}
+			a.deps[k] = append(a.deps[k], s.Dep)
 		case s.Svc != nil:
 			s.Svc.Rank = len(a.services)
 			a.services = append(a.services, s.Svc)

@@ -14,6 +14,7 @@ import (
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/english"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/selector"
 	"github.com/shipshape-dev/shipshape/transformers"
 )
 
@@ -120,7 +121,8 @@ func newFollowerIndex(services []*svcEntry, hpas []*hpaEntry) *followerIndex {
 	for _, s := range services {
 		ns := s.At.Resource.EffectiveNamespace()
 		if k, ok := fixedLabel(s.Sel); ok {
-			l := nsLabel{ns, k, s.Sel[k]}
+			v, _ := s.Sel.Get(k)
+			l := nsLabel{ns, k, v}
 			x.byFixedLabel[l] = append(x.byFixedLabel[l], s)
 		} else {
 			x.perPodOnly[ns] = append(x.perPodOnly[ns], s)
@@ -136,12 +138,12 @@ func newFollowerIndex(services []*svcEntry, hpas []*hpaEntry) *followerIndex {
 // fixedLabel returns a key of sel that every pod it selects carries with
 // sel's value (see selectsLWSPods): one the LWS controller does not vary
 // per pod. The LWS name label is the most selective.
-func fixedLabel(sel map[string]string) (string, bool) {
-	if _, ok := sel[lwsNameLabel]; ok {
+func fixedLabel(sel selector.Set) (string, bool) {
+	if _, ok := sel.Get(lwsNameLabel); ok {
 		return lwsNameLabel, true
 	}
 	best := ""
-	for k := range sel {
+	for k := range sel.All() {
 		if k != lwsWorkerIndexLabel && !lwsVaryingLabels[k] && (best == "" || k < best) {
 			best = k
 		}

@@ -19,7 +19,8 @@ var monitorSelectsNothing = Register(&analysis.Rule{
 // "pods" a ServiceMonitor selects), or what an object says of the pods of
 // its namespace.
 type monitorSummary struct {
-	servicePodsSummary
+	// Never nil; a workload's is shared (podMakersOf).
+	Part    *servicePodsSummary
 	Service *pods // a Service's metadata.labels
 	Monitor *selectingService
 	// selectsServices: a ServiceMonitor, not a PodMonitor.
@@ -33,11 +34,11 @@ var (
 
 func summarizeMonitor(p *analysis.Pass) (monitorSummary, bool) {
 	obj := p.Object
-	s := monitorSummary{servicePodsSummary: servicePodsSummary{NS: obj.EffectiveNamespace()}}
+	s := monitorSummary{Part: &servicePodsSummary{NS: obj.EffectiveNamespace()}}
 	switch {
 	case isService(obj):
 		labels := selector.SetOf(selector.Labels(manifest.Path(obj.Node, "metadata", "labels")))
-		s.Service = &pods{Owner: "Service/" + obj.Name, NS: s.NS, Fixed: labels, Varying: noLabels}
+		s.Service = &pods{Owner: "Service/" + obj.Name, NS: s.Part.NS, Fixed: labels, Varying: noLabels}
 		return s, true
 	case (obj.Kind == "ServiceMonitor" || obj.Kind == "PodMonitor") && obj.Group() == "monitoring.coreos.com":
 		spec := manifest.MapGet(obj.Node, "spec")
@@ -47,10 +48,10 @@ func summarizeMonitor(p *analysis.Pass) (monitorSummary, bool) {
 		case manifest.ScalarValue(manifest.MapGet(nsSel, "any")) == "true" || len(names) > 1:
 			return s, false // targets anywhere
 		case len(names) == 1:
-			s.NS = manifest.ScalarValue(names[0])
+			s.Part.NS = manifest.ScalarValue(names[0])
 		}
 		s.Monitor = equalitySelector(p, manifest.MapGet(spec, "selector"), "spec.selector")
-		if s.Monitor == nil || s.NS == "" || placeholder(s.NS) {
+		if s.Monitor == nil || s.Part.NS == "" || placeholder(s.Part.NS) {
 			return s, false
 		}
 		// Looking in another namespace, the monitor's own is no mistake.
@@ -58,19 +59,19 @@ func summarizeMonitor(p *analysis.Pass) (monitorSummary, bool) {
 		s.SelectsServices = obj.Kind == "ServiceMonitor"
 		return s, true
 	}
-	return s, summarizeMakers(p, &s.servicePodsSummary)
+	m := podMakersOf(p)
+	return monitorSummary{Part: m}, m != nil
 }
 
 func finishMonitor(p *analysis.CrossPass, summaries []monitorSummary) {
 	forPods := gatherSelectionEvidence(p, len(summaries), func(i int) selectionPart {
-		s := summaries[i]
-		return selectionPart{ns: s.NS, pods: s.Pods, unknown: s.Unknown, relabel: s.Relabel}
+		return summaries[i].Part.selection()
 	})
 	// Services stand for the pods of the evidence; a role that may patch
 	// pods says nothing of Services' labels.
 	services := gatherSelectionEvidence(p, len(summaries), func(i int) selectionPart {
 		s := summaries[i]
-		part := selectionPart{ns: s.NS, unknown: s.Unknown}
+		part := selectionPart{ns: s.Part.NS, unknown: s.Part.unknown()}
 		if s.Service != nil {
 			part.pods = []*pods{s.Service}
 		}
@@ -84,7 +85,7 @@ func finishMonitor(p *analysis.CrossPass, summaries []monitorSummary) {
 		if s.SelectsServices {
 			ev, kind = services, serviceMonitorSelects
 		}
-		if f, ok := ev.judge(p.Application(i), s.NS, s.Monitor, kind); ok {
+		if f, ok := ev.judge(p.Application(i), s.Part.NS, s.Monitor, kind); ok {
 			p.Report(f)
 		}
 	}

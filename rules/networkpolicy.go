@@ -19,7 +19,8 @@ var networkPolicyNoMatchingPods = Register(&analysis.Rule{
 // networkPolicyPodsSummary is a NetworkPolicy's pod selectors, or what an
 // object says of the pods of its namespace.
 type networkPolicyPodsSummary struct {
-	servicePodsSummary
+	// Never nil; a workload's is shared (podMakersOf).
+	Part      *servicePodsSummary
 	Selectors []policySelector
 }
 
@@ -36,10 +37,11 @@ var (
 
 func summarizeNetworkPolicyPods(p *analysis.Pass) (networkPolicyPodsSummary, bool) {
 	obj := p.Object
-	s := networkPolicyPodsSummary{servicePodsSummary: servicePodsSummary{NS: obj.EffectiveNamespace()}}
 	if obj.Kind != "NetworkPolicy" || obj.Group() != "networking.k8s.io" {
-		return s, summarizeMakers(p, &s.servicePodsSummary)
+		m := podMakersOf(p)
+		return networkPolicyPodsSummary{Part: m}, m != nil
 	}
+	s := networkPolicyPodsSummary{Part: &servicePodsSummary{NS: obj.EffectiveNamespace()}}
 	spec := manifest.MapGet(obj.Node, "spec")
 	if sel := equalitySelector(p, manifest.MapGet(spec, "podSelector"), "spec.podSelector"); sel != nil {
 		s.Selectors = append(s.Selectors, policySelector{sel, policyApplies})
@@ -62,15 +64,14 @@ func summarizeNetworkPolicyPods(p *analysis.Pass) (networkPolicyPodsSummary, boo
 
 func finishNetworkPolicyPods(p *analysis.CrossPass, summaries []networkPolicyPodsSummary) {
 	ev := gatherSelectionEvidence(p, len(summaries), func(i int) selectionPart {
-		s := summaries[i]
-		return selectionPart{ns: s.NS, pods: s.Pods, unknown: s.Unknown, relabel: s.Relabel}
+		return summaries[i].Part.selection()
 	})
 	for i, s := range summaries {
 		if len(s.Selectors) == 0 || p.Unread(p.Application(i)) {
 			continue
 		}
 		for _, ps := range s.Selectors {
-			if f, ok := ev.judge(p.Application(i), s.NS, ps.Sel, ps.Kind); ok {
+			if f, ok := ev.judge(p.Application(i), s.Part.NS, ps.Sel, ps.Kind); ok {
 				p.Report(f)
 			}
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/selector"
 	"github.com/shipshape-dev/shipshape/internal/yaml11"
 )
 
@@ -70,6 +71,15 @@ func labelList(m map[string]string) string {
 	var parts []string
 	for _, k := range sortedKeys(m) {
 		parts = append(parts, k+"="+m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// labelSetList is labelList of a Set.
+func labelSetList(s selector.Set) string {
+	parts := make([]string, 0, len(s))
+	for k, v := range s.All() {
+		parts = append(parts, k+"="+v)
 	}
 	return strings.Join(parts, ", ")
 }

@@ -19,15 +19,18 @@ var pdbNoMatchingPods = Register(&analysis.Rule{
 	Scope:    analysis.Repository,
 })
 
-func summarizePDBPods(p *analysis.Pass) (servicePodsSummary, bool) {
+func summarizePDBPods(p *analysis.Pass) (*servicePodsSummary, bool) {
 	obj := p.Object
-	s := servicePodsSummary{NS: obj.EffectiveNamespace()}
 	if obj.Kind == "PodDisruptionBudget" && obj.Group() == "policy" {
 		sel := manifest.Path(obj.Node, "spec", "selector")
-		s.Svc = equalitySelector(p, sel, "spec.selector")
-		return s, s.Svc != nil
+		pdb := equalitySelector(p, sel, "spec.selector")
+		if pdb == nil {
+			return nil, false
+		}
+		return &servicePodsSummary{NS: obj.EffectiveNamespace(), Other: &servicePodsOther{Svc: pdb}}, true
 	}
-	return s, summarizeMakers(p, &s)
+	m := podMakersOf(p)
+	return m, m != nil
 }
 
 // equalitySelector reads the label selector n, at the dotted path at of
@@ -39,7 +42,8 @@ func equalitySelector(p *analysis.Pass, n *yaml.Node, at string) *selectingServi
 		return nil
 	}
 	obj := p.Object
-	pdb := &selectingService{Name: obj.Name, Selector: map[string]string{}, ExplicitNS: obj.Namespace != ""}
+	pdb := &selectingService{Name: obj.Name, ExplicitNS: obj.Namespace != ""}
+	labels := map[string]string{}
 	for _, r := range parsed.Requirements {
 		if r.Op != selector.In || len(r.Values) != 1 || r.Node == nil {
 			return nil
@@ -47,10 +51,10 @@ func equalitySelector(p *analysis.Pass, n *yaml.Node, at string) *selectingServi
 		if placeholder(r.Values[0]) {
 			continue // filled in before the apply: any pod may carry it
 		}
-		if _, twice := pdb.Selector[r.Key]; twice {
+		if _, twice := labels[r.Key]; twice {
 			return nil
 		}
-		pdb.Selector[r.Key] = r.Values[0]
+		labels[r.Key] = r.Values[0]
 		// Report at a matchLabels key, as for a Service; an expression at
 		// its item.
 		node, field := r.Node, at+"."+r.Path
@@ -68,22 +72,23 @@ func equalitySelector(p *analysis.Pass, n *yaml.Node, at string) *selectingServi
 		return nil
 	}
 	for k, v := range obj.SelectorLabels {
-		pdb.Selector[k] = v // commonLabels: kustomize adds them to the budget's matchLabels too
+		labels[k] = v // commonLabels: kustomize adds them to the budget's matchLabels too
 	}
+	pdb.Selector = selector.SetOf(labels)
 	pdb.NsAt = namespaceLocator(p)
 	return pdb
 }
 
-func finishPDBPods(p *analysis.CrossPass, summaries []servicePodsSummary) {
+func finishPDBPods(p *analysis.CrossPass, summaries []*servicePodsSummary) {
 	ev := gatherSelectionEvidence(p, len(summaries), func(i int) selectionPart {
-		s := summaries[i]
-		return selectionPart{ns: s.NS, pods: s.Pods, unknown: s.Unknown, relabel: s.Relabel}
+		return summaries[i].selection()
 	})
 	for i, s := range summaries {
-		if s.Svc == nil || p.Unread(p.Application(i)) {
+		pdb := s.svc()
+		if pdb == nil || p.Unread(p.Application(i)) {
 			continue
 		}
-		if f, ok := ev.judge(p.Application(i), s.NS, s.Svc, pdbSelects); ok {
+		if f, ok := ev.judge(p.Application(i), s.NS, pdb, pdbSelects); ok {
 			p.Report(f)
 		}
 	}

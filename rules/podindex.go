@@ -1,6 +1,9 @@
 package rules
 
-import "github.com/shipshape-dev/shipshape/internal/analysis"
+import (
+	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/selector"
+)
 
 // appOwner is a controller (Deployment/web) of an application.
 type appOwner struct {
@@ -60,10 +63,10 @@ func (ix *podIndex) anyHas(k, v string) bool {
 // carried reports whether some template carries every entry of sel. A
 // template that carries k=v has it fixed, or has k with a value per pod:
 // those of the entry with the fewest such templates are tried.
-func (ix *podIndex) carried(sel map[string]string, app analysis.AppID) bool {
+func (ix *podIndex) carried(sel selector.Set, app analysis.AppID) bool {
 	var fixed, other []*pods
 	first := true
-	for k, v := range sel {
+	for k, v := range sel.All() {
 		f, o := ix.byLabel[[2]string{k, v}], ix.byKey[k]
 		if first || len(f)+len(o) < len(fixed)+len(other) {
 			fixed, other, first = f, o, false
@@ -93,13 +96,13 @@ func (ix *podIndex) copyElsewhere(t *pods, app analysis.AppID) bool {
 // misspelt selects none of the operator's own pods, whatever pods the
 // operator makes at run time carry (they do not carry near-misses of its
 // labels).
-func (ix *podIndex) misspelt(sel map[string]string) bool {
+func (ix *podIndex) misspelt(sel selector.Set) bool {
 	// Of two entries or more, such a template carries one: it is among
 	// those that carry some entry.
 	candidates := ix.all
 	if len(sel) > 1 {
 		candidates = nil
-		for k, v := range sel {
+		for k, v := range sel.All() {
 			candidates = append(candidates, ix.byLabel[[2]string{k, v}]...)
 		}
 	}
@@ -113,9 +116,9 @@ func (ix *podIndex) misspelt(sel map[string]string) bool {
 
 // slipsOnly reports whether p's pods carry every entry of sel, or one a
 // typing slip away (see nearly), and lack one at least.
-func (p *pods) slipsOnly(sel map[string]string) bool {
+func (p *pods) slipsOnly(sel selector.Set) bool {
 	slipped := false
-	for k, v := range sel {
+	for k, v := range sel.All() {
 		if p.has(k, v) {
 			continue
 		}

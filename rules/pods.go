@@ -53,8 +53,8 @@ func (p *pods) has(k, v string) bool {
 
 // carries reports whether p's pods carry every entry of sel: missing
 // without the list, for the many templates a selector is tried on.
-func (p *pods) carries(sel map[string]string) bool {
-	for k, v := range sel {
+func (p *pods) carries(sel selector.Set) bool {
+	for k, v := range sel.All() {
 		if !p.has(k, v) {
 			return false
 		}
@@ -63,9 +63,9 @@ func (p *pods) carries(sel map[string]string) bool {
 }
 
 // lacking counts the entries of sel no pod of p carries.
-func (p *pods) lacking(sel map[string]string) int {
+func (p *pods) lacking(sel selector.Set) int {
 	n := 0
-	for k, v := range sel {
+	for k, v := range sel.All() {
 		if !p.has(k, v) {
 			n++
 		}
@@ -74,9 +74,9 @@ func (p *pods) lacking(sel map[string]string) int {
 }
 
 // missing lists, sorted, the entries of sel no pod of p carries.
-func (p *pods) missing(sel map[string]string) []string {
+func (p *pods) missing(sel selector.Set) []string {
 	var out []string
-	for k, v := range sel {
+	for k, v := range sel.All() {
 		if !p.has(k, v) {
 			out = append(out, k+"="+v)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
 	"github.com/shipshape-dev/shipshape/internal/manifest"
+	"github.com/shipshape-dev/shipshape/internal/selector"
 )
 
 var serviceNoMatchingPods = Register(&analysis.Rule{
@@ -25,11 +26,19 @@ var serviceNoMatchingPods = Register(&analysis.Rule{
 // may make pods.
 type servicePodsSummary struct {
 	NS string
-	// A Service with a selector (a pointer: most summaries are of
-	// workloads, and every repository's are kept until Finish).
-	Svc *selectingService
 	// The pods a workload makes.
 	Pods []*pods
+	// What another object says, nil for a workload: most summaries are
+	// of workloads, and every repository's are kept until Finish (48
+	// bytes with the pointer, 88 with its fields here).
+	Other *servicePodsOther
+}
+
+// servicePodsOther is what an object that is not a workload says of
+// the pods of its namespace.
+type servicePodsOther struct {
+	// A Service with a selector.
+	Svc *selectingService
 	// Endpoints or an EndpointSlice for the Service named.
 	EndpointsFor string
 	// A custom resource of a kind shipshape does not know.
@@ -39,10 +48,38 @@ type servicePodsSummary struct {
 	Relabel *relabelScope
 }
 
+// svc is the summary's Service (or other selector), nil when none.
+func (s *servicePodsSummary) svc() *selectingService {
+	if s.Other == nil {
+		return nil
+	}
+	return s.Other.Svc
+}
+
+// unknown is the kind of the summary's custom resource shipshape does
+// not know, "" when none.
+func (s *servicePodsSummary) unknown() string {
+	if s.Other == nil {
+		return ""
+	}
+	return s.Other.Unknown
+}
+
+// selection is the summary's part of the evidence of pods.
+func (s *servicePodsSummary) selection() selectionPart {
+	part := selectionPart{ns: s.NS, pods: s.Pods}
+	if o := s.Other; o != nil {
+		part.endpointsFor, part.unknown, part.relabel = o.EndpointsFor, o.Unknown, o.Relabel
+	}
+	return part
+}
+
 // selectingService is a Service with a selector.
 type selectingService struct {
-	Name     string
-	Selector map[string]string
+	Name string
+	// Selector is interned and sorted: a map per Service cost about
+	// 300 bytes, kept until Finish.
+	Selector selector.Set
 	At       analysis.Locator // at the selector's first entry
 	Entries  []entryAt        // where each key of the selector is written
 	// explicitNS: the namespace is written (or set by a kustomization),
@@ -51,9 +88,9 @@ type selectingService struct {
 	NsAt       *analysis.Locator // at metadata.namespace; nil: at the selector (At)
 }
 
-func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
+func summarizeServicePods(p *analysis.Pass) (*servicePodsSummary, bool) {
 	obj := p.Object
-	s := servicePodsSummary{NS: obj.EffectiveNamespace()}
+	s := &servicePodsSummary{NS: obj.EffectiveNamespace()}
 	switch {
 	case isService(obj):
 		spec := manifest.MapGet(obj.Node, "spec")
@@ -61,7 +98,8 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 		if isExternalName(spec) || sel == nil || sel.Kind != yaml.MappingNode {
 			return s, false
 		}
-		svc := &selectingService{Name: obj.Name, Selector: map[string]string{}, ExplicitNS: obj.Namespace != ""}
+		svc := &selectingService{Name: obj.Name, ExplicitNS: obj.Namespace != ""}
+		labels := map[string]string{}
 		for i := 0; i+1 < len(sel.Content); i += 2 {
 			k, v := sel.Content[i], sel.Content[i+1]
 			if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode {
@@ -70,7 +108,7 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 			if placeholder(v.Value) {
 				continue // filled in before the apply: any pod may carry it
 			}
-			svc.Selector[k.Value] = v.Value
+			labels[k.Value] = v.Value
 			svc.Entries = append(svc.Entries, entryAt{k.Value, k.Line, k.Column, manifest.Keys("spec", "selector", k.Value).String()})
 		}
 		if len(svc.Entries) == 0 {
@@ -79,18 +117,38 @@ func summarizeServicePods(p *analysis.Pass) (servicePodsSummary, bool) {
 		svc.At = p.Locate(sel.Content[0], "")
 		svc.NsAt = namespaceLocator(p)
 		for k, v := range obj.SelectorLabels {
-			svc.Selector[k] = v
+			labels[k] = v
 		}
-		s.Svc = svc
+		svc.Selector = selector.SetOf(labels)
+		s.Other = &servicePodsOther{Svc: svc}
 		return s, true
 	case obj.Kind == "Endpoints" && obj.APIVersion == "v1":
-		s.EndpointsFor = obj.Name
+		s.Other = &servicePodsOther{EndpointsFor: obj.Name}
 		return s, true
 	case obj.Kind == "EndpointSlice" && obj.Group() == "discovery.k8s.io":
-		s.EndpointsFor = manifest.ScalarValue(manifest.Path(obj.Node, "metadata", "labels", "kubernetes.io/service-name"))
-		return s, s.EndpointsFor != ""
+		name := manifest.ScalarValue(manifest.Path(obj.Node, "metadata", "labels", "kubernetes.io/service-name"))
+		if name == "" {
+			return s, false
+		}
+		s.Other = &servicePodsOther{EndpointsFor: name}
+		return s, true
 	}
-	return s, summarizeMakers(p, &s)
+	m := podMakersOf(p)
+	return m, m != nil
+}
+
+// podMakersOf is what p's object says of the pods of its namespace
+// (summarizeMakers), nil when nothing: one value per object, which the
+// four rules that keep it share (their Finish only reads it). Most
+// objects a repository's summaries are kept for are workloads.
+func podMakersOf(p *analysis.Pass) *servicePodsSummary {
+	return p.Memo("rules.podMakers", func() any {
+		s := &servicePodsSummary{NS: p.Object.EffectiveNamespace()}
+		if summarizeMakers(p, s) {
+			return s
+		}
+		return (*servicePodsSummary)(nil)
+	}).(*servicePodsSummary)
 }
 
 // summarizeMakers fills in what an object says of the pods of its
@@ -101,17 +159,17 @@ func summarizeMakers(p *analysis.Pass, s *servicePodsSummary) bool {
 		return true
 	}
 	if scope, ok := podRelabelScope(p.Object); ok {
-		s.Relabel = &scope
+		s.Other = &servicePodsOther{Relabel: &scope}
 		return true
 	}
 	if mayMakePods(p.Object) {
-		s.Unknown = p.Object.Kind
+		s.Other = &servicePodsOther{Unknown: p.Object.Kind}
 		return true
 	}
 	return false
 }
 
-func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
+func finishServicePods(p *analysis.CrossPass, summaries []*servicePodsSummary) {
 	// Pod templates and endpoints count from anywhere in the repository.
 	// Whether the Service is judged at all is its own application's call:
 	// one that makes no pods in the Service's namespace (a Service put in
@@ -119,22 +177,22 @@ func finishServicePods(p *analysis.CrossPass, summaries []servicePodsSummary) {
 	// pods from elsewhere, unless its own pods in another namespace carry
 	// the selector (the namespace is the mistake).
 	ev := gatherSelectionEvidence(p, len(summaries), func(i int) selectionPart {
-		s := summaries[i]
-		return selectionPart{ns: s.NS, pods: s.Pods, endpointsFor: s.EndpointsFor, unknown: s.Unknown, relabel: s.Relabel}
+		return summaries[i].selection()
 	})
 	for i, s := range summaries {
-		if s.Svc == nil || ev.managed[nsName{s.NS, s.Svc.Name}] {
+		svc := s.svc()
+		if svc == nil || ev.managed[nsName{s.NS, svc.Name}] {
 			continue
 		}
 		app := p.Application(i)
 		if p.Unread(app) {
 			continue
 		}
-		if f, ok := ev.leftOut(app, s.NS, s.Svc); ok {
+		if f, ok := ev.leftOut(app, s.NS, svc); ok {
 			p.Report(f)
 			continue
 		}
-		if f, ok := ev.judge(app, s.NS, s.Svc, serviceSelects); ok {
+		if f, ok := ev.judge(app, s.NS, svc, serviceSelects); ok {
 			p.Report(f)
 		}
 	}
@@ -156,18 +214,18 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 		closest = c
 	}
 	var has []string
-	for _, k := range sortedKeys(svc.Selector) {
-		if closest.has(k, svc.Selector[k]) {
-			has = append(has, k+"="+svc.Selector[k])
+	for k, v := range svc.Selector.All() {
+		if closest.has(k, v) {
+			has = append(has, k+"="+v)
 		}
 	}
 	if len(has) == 0 && own != nil {
 		// Its own template, whose label the selector has under another
 		// key, or a value one slip away, is the one meant.
 		closest = own
-		for _, k := range sortedKeys(svc.Selector) {
-			if closest.has(k, svc.Selector[k]) {
-				has = append(has, k+"="+svc.Selector[k])
+		for k, v := range svc.Selector.All() {
+			if closest.has(k, v) {
+				has = append(has, k+"="+v)
 			}
 		}
 	}
@@ -181,8 +239,8 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 	lacks := closest.missing(svc.Selector)
 	// Blame an entry no template carries, else one the closest lacks.
 	blame := ""
-	for _, k := range sortedKeys(svc.Selector) {
-		if !ix.anyHas(k, svc.Selector[k]) {
+	for k, v := range svc.Selector.All() {
+		if !ix.anyHas(k, v) {
 			blame = k
 			break
 		}
@@ -213,7 +271,7 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 		what += " (it carries " + own + " only in its own metadata.labels, which its pods do not get)"
 	}
 	f.Message = fmt.Sprintf("%s %q selects %s, which no %s in namespace %s carries: %s %s, so the %s %s; add the label to the %s, or drop it from the selector",
-		kind.Name, svc.Name, labelList(svc.Selector), kind.carrier(), ns, closest.Owner, what, kind.Name, kind.Consequence, kind.carrier())
+		kind.Name, svc.Name, labelSetList(svc.Selector), kind.carrier(), ns, closest.Owner, what, kind.Name, kind.Consequence, kind.carrier())
 	return f, true
 }
 
@@ -224,7 +282,7 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 // then one that carries a lacking value under another key (the label was
 // renamed), then one of the Service's own application (not a namesake in
 // another directory).
-func closestTemplate(ix *podIndex, sel map[string]string, app analysis.AppID) *pods {
+func closestTemplate(ix *podIndex, sel selector.Set, app analysis.AppID) *pods {
 	var closest *pods
 	fewest, slip, renamed, mine := 0, false, false, false
 	for _, c := range ix.all {
@@ -245,14 +303,14 @@ func closestTemplate(ix *podIndex, sel map[string]string, app analysis.AppID) *p
 
 // carriedInOwnLabels returns the first controller that carries what its
 // template lacks of sel in its own metadata.labels, with those entries.
-func carriedInOwnLabels(ix *podIndex, sel map[string]string, app analysis.AppID) ([]string, *pods) {
+func carriedInOwnLabels(ix *podIndex, sel selector.Set, app analysis.AppID) ([]string, *pods) {
 	for _, c := range ix.all {
 		if c.Own == "" || ix.copyElsewhere(c, app) {
 			continue
 		}
 		var only []string
-		for _, k := range sortedKeys(sel) {
-			if v := sel[k]; !c.has(k, v) {
+		for k, v := range sel.All() {
+			if !c.has(k, v) {
 				if !c.ownHas(k, v) {
 					only = nil
 					break
@@ -330,6 +388,6 @@ func (ev *selectionEvidence) leftOut(app analysis.AppID, ns string, svc *selecti
 	f, e := svc.At.Finding(), svc.Entries[0]
 	f.Line, f.Column, f.Field = e.Line, e.Column, e.Field
 	f.Message = fmt.Sprintf("Service %q selects %s, which only %s carries, in %s, a file Argo CD Application %s (%s) does not apply: its %s %q leaves it out, and nothing else here applies it, so the Service has no endpoints; apply the file (change the %s) or drop the Service",
-		svc.Name, labelList(svc.Selector), only.Owner, only.File, app.Argo.Name, app.Argo.File, by.Name, by.Pattern, by.Name)
+		svc.Name, labelSetList(svc.Selector), only.Owner, only.File, app.Argo.Name, app.Argo.File, by.Name, by.Pattern, by.Name)
 	return f, true
 }

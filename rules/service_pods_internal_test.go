@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/shipshape-dev/shipshape/internal/analysis"
+	"github.com/shipshape-dev/shipshape/internal/config"
+	"github.com/shipshape-dev/shipshape/internal/manifest"
 	"github.com/shipshape-dev/shipshape/internal/selector"
 )
 
@@ -50,8 +52,9 @@ func TestPodIndex(t *testing.T) {
 				}
 				sel[e2[0]] = e2[1]
 			}
-			want := slices.ContainsFunc(templates, func(p *pods) bool { return p.carries(sel) })
-			if got := ix.carried(sel, analysis.AppID{}); got != want {
+			set := selector.SetOf(sel)
+			want := slices.ContainsFunc(templates, func(p *pods) bool { return p.carries(set) })
+			if got := ix.carried(set, analysis.AppID{}); got != want {
 				t.Errorf("carried(%v) = %v, want %v", sel, got, want)
 			}
 			if want {
@@ -85,5 +88,57 @@ func TestOneSlip(t *testing.T) {
 		if got := oneSlip(tc.a, tc.b); got != tc.want {
 			t.Errorf("oneSlip(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
+	}
+}
+
+// TestPodSummaryShared: the four rules that keep what a workload makes
+// keep one value of it, not a copy each (a large tree keeps them all
+// until Finish); a Service's summary is its own.
+func TestPodSummaryShared(t *testing.T) {
+	workload := parseOne(t, `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: c, image: nginx}]}
+`)
+	svc := parseOne(t, `apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec: {selector: {app: web}}
+`)
+	parts := func(obj *manifest.Object, rules ...*analysis.Rule) []*servicePodsSummary {
+		var out []*servicePodsSummary
+		for _, r := range rules {
+			v, ok := r.Cross.Summarize(analysis.NewPass(r, obj, &config.Config{}, nil))
+			if !ok {
+				t.Fatalf("%s keeps no summary of %s/%s", r.ID, obj.Kind, obj.Name)
+			}
+			switch s := v.(type) {
+			case *servicePodsSummary:
+				out = append(out, s)
+			case monitorSummary:
+				out = append(out, s.Part)
+			case networkPolicyPodsSummary:
+				out = append(out, s.Part)
+			default:
+				t.Fatalf("%s: a summary of type %T", r.ID, v)
+			}
+		}
+		return out
+	}
+	got := parts(workload, serviceNoMatchingPods, pdbNoMatchingPods, monitorSelectsNothing, networkPolicyNoMatchingPods)
+	if len(got[0].Pods) != 1 {
+		t.Fatalf("the Deployment's summary has %d pod templates, want 1", len(got[0].Pods))
+	}
+	for i, p := range got {
+		if p != got[0] {
+			t.Errorf("rule %d keeps its own copy of the Deployment's pod summary", i)
+		}
+	}
+	if s := parts(svc, serviceNoMatchingPods)[0]; s == got[0] || s.svc() == nil || labelSetList(s.svc().Selector) != "app=web" {
+		t.Errorf("the Service's summary: %+v", s)
 	}
 }

@@ -98,15 +98,14 @@ type CrossPass struct {
 
 // AppID names an application: the objects one GitOps engine applies
 // together (Argo CD's and Flux's path, `kubectl apply -k`'s directory).
+//
+// The two bools are last, side by side: 64 bytes, not 72 (every file's
+// result keeps two, and a large tree's Finish numbers thousands).
 type AppID struct {
 	// Dir is the directory applied: that of a plain manifest (absolute),
 	// of a rendered kustomize root, or the path a Flux Kustomization
 	// builds; "-" for stdin.
 	Dir string
-	// Unlisted marks the files in Dir that Dir's kustomization does not
-	// list: not applied with what it builds, they are an application of
-	// their own.
-	Unlisted bool
 	// File is set when Dir defines one object (group, kind, namespace,
 	// name) in two files: such a directory holds alternatives, which no
 	// engine applies as a whole, so each of its files is an application.
@@ -120,6 +119,10 @@ type AppID struct {
 	// files it applies are one application, whatever their directories.
 	// nil for a directory applied as every plain directory is.
 	Argo *ArgoDirectory
+	// Unlisted marks the files in Dir that Dir's kustomization does not
+	// list: not applied with what it builds, they are an application of
+	// their own.
+	Unlisted bool
 	// LeftOut, with Argo: the files under Argo's path that its
 	// include/exclude leave out and that nothing else in the tree applies.
 	LeftOut bool

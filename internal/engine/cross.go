@@ -49,6 +49,27 @@ func (fr *FileResult) originOf(file objectFile, app analysis.AppID) int32 {
 	return int32(len(fr.origins) - 1)
 }
 
+// trimObserved gives fr's summaries, origins and object identities
+// arrays of their own length: grown by appending, as objects were
+// observed, they are up to twice that, and a large tree keeps them all
+// until its run ends (a megabyte of the 11 x corpus's peak).
+func (fr *FileResult) trimObserved() {
+	fr.summaries = trimmed(fr.summaries)
+	fr.origins = trimmed(fr.origins)
+	fr.ids = trimmed(fr.ids)
+}
+
+// trimmed is s in an array of its own length; s when it already is.
+func trimmed[T any](s []T) []T {
+	if cap(s) == len(s) {
+		return s
+	}
+	if len(s) == 0 {
+		return nil
+	}
+	return append(make([]T, 0, len(s)), s...)
+}
+
 // application names the application a file belongs to, for the
 // cross-resource rules of PerApplication scope: for plain manifests, the
 // directory that holds the file (Argo CD and Flux apply a directory), so
@@ -197,14 +218,29 @@ func (e *Engine) finish(res *Result, fileOf func(analysis.Finding) *FileResult) 
 // all run and then given, in the order reported, to place with the
 // report of fileOf; a nil place reports each as it comes.
 func (e *Engine) finishPlacing(res *Result, fileOf func(analysis.Finding) *FileResult, place func(held []analysis.Finding, report func(analysis.Finding))) {
-	// Pointers, not copies: over a large tree the summaries are most of
-	// what a run keeps, and Finish runs when the heap is at its largest.
-	var all []placedSummary
 	res.Resources = 0
 	for _, fr := range res.Files {
 		fr.Findings = append(fr.Findings[:0:0], fr.own...)
 		res.Resources += fr.objects
 	}
+	if len(e.cross) == 0 {
+		e.gatherFindings(res)
+		return
+	}
+	// Before the list of summaries: its map of every object is garbage
+	// by then.
+	split := splitApps(res.Files, res.context)
+	// Pointers, not copies: over a large tree the summaries are most of
+	// what a run keeps, and Finish runs when the heap is at its largest.
+	// Sized once: grown by appending, the list would be up to twice
+	// itself, and its old arrays garbage, at the run's peak.
+	n := 0
+	for _, files := range [][]*FileResult{res.Files, res.context} {
+		for _, fr := range files {
+			n += len(fr.summaries)
+		}
+	}
+	all := make([]placedSummary, 0, n)
 	unread := map[analysis.AppID]bool{}
 	for _, files := range [][]*FileResult{res.Files, res.context} {
 		for _, fr := range files {
@@ -220,16 +256,22 @@ func (e *Engine) finishPlacing(res *Result, fileOf func(analysis.Finding) *FileR
 			}
 		}
 	}
-	if len(e.cross) > 0 && len(all) > 0 {
+	if len(all) > 0 {
 		report := e.reporter(fileOf)
 		if place == nil {
-			e.judgeAll(all, splitApps(res.Files, res.context), unread, report)
+			e.judgeAll(all, split, unread, report)
 		} else {
 			var held []analysis.Finding
-			e.judgeAll(all, splitApps(res.Files, res.context), unread, func(f analysis.Finding) { held = append(held, f) })
+			e.judgeAll(all, split, unread, func(f analysis.Finding) { held = append(held, f) })
+			all = nil // garbage while the findings are placed
 			place(held, report)
 		}
 	}
+	e.gatherFindings(res)
+}
+
+// gatherFindings sorts each file's findings and lists them all in res.
+func (e *Engine) gatherFindings(res *Result) {
 	res.Findings = res.Findings[:0]
 	linked := linkedFiles{}
 	for _, fr := range res.Files {
@@ -275,6 +317,7 @@ func (e *Engine) judgeAll(all []placedSummary, split map[analysis.AppID]bool, un
 		}
 		all[i].app = apps.index(app)
 	}
+	apps.numbers = nil // numbered: only the list is asked from here on
 	// Applications numbered in order of first summary: sorting by rule
 	// and number keeps file order within each group, and gives a
 	// Repository rule its summaries grouped by application (the order

@@ -295,6 +295,7 @@ func (e *Engine) lintFileIn(in manifest.Input, data []byte, ctx manifest.Context
 				e.summarize(fr, obj.Unmemoized(), objectKey{obj.Doc, obj.Item}, a)
 			}
 		}
+		fr.trimObserved()
 	}
 	// Findings outlive the file; the node tree does not need to, so
 	// memory stays flat over large trees.

@@ -2,6 +2,7 @@ package selector
 
 import (
 	"cmp"
+	"iter"
 	"slices"
 
 	"github.com/shipshape-dev/shipshape/internal/intern"
@@ -28,6 +29,17 @@ func SetOf(m map[string]string) Set {
 	}
 	slices.SortFunc(s, func(a, b Label) int { return cmp.Compare(a.Key, b.Key) })
 	return s
+}
+
+// All yields s's keys and values, by key.
+func (s Set) All() iter.Seq2[string, string] {
+	return func(yield func(k, v string) bool) {
+		for _, l := range s {
+			if !yield(l.Key, l.Value) {
+				return
+			}
+		}
+	}
 }
 
 // Get returns the value of key k, and whether s has it.
