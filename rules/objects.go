@@ -66,17 +66,9 @@ func items(n *yaml.Node) []*yaml.Node {
 // quote double-quotes s for a message, its quotes escaped.
 func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"` }
 
-// labelList writes labels as app=rng, active=yes, in key order.
-func labelList(m map[string]string) string {
-	var parts []string
-	for _, k := range sortedKeys(m) {
-		parts = append(parts, k+"="+m[k])
-	}
-	return strings.Join(parts, ", ")
-}
-
-// labelSetList is labelList of a Set.
-func labelSetList(s selector.Set) string {
+// labelList writes a selector's labels as app=rng, active=yes, in key
+// order.
+func labelList(s selector.Set) string {
 	parts := make([]string, 0, len(s))
 	for k, v := range s.All() {
 		parts = append(parts, k+"="+v)

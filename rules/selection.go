@@ -157,7 +157,7 @@ func (ev *selectionEvidence) wrongNamespace(app analysis.AppID, ns string, sel *
 		f = sel.NsAt.Finding()
 	}
 	f.Message = fmt.Sprintf("%s %q in namespace %s selects %s, which no %s in namespace %s carries; %s of its application carries it in namespace %s, and a %s selects in its own namespace only, so it %s; move it to namespace %s, or %s to %s",
-		kind.Name, sel.Name, ns, labelSetList(sel.Selector), kind.carrier(), ns, first.Owner, strings.Join(where, ", "), kind.Name, kind.Consequence, where[0], first.Owner, ns)
+		kind.Name, sel.Name, ns, labelList(sel.Selector), kind.carrier(), ns, first.Owner, strings.Join(where, ", "), kind.Name, kind.Consequence, where[0], first.Owner, ns)
 	return f, true
 }
 

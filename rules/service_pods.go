@@ -271,7 +271,7 @@ func noPodsFinding(ns string, svc *selectingService, ix *podIndex, app analysis.
 		what += " (it carries " + own + " only in its own metadata.labels, which its pods do not get)"
 	}
 	f.Message = fmt.Sprintf("%s %q selects %s, which no %s in namespace %s carries: %s %s, so the %s %s; add the label to the %s, or drop it from the selector",
-		kind.Name, svc.Name, labelSetList(svc.Selector), kind.carrier(), ns, closest.Owner, what, kind.Name, kind.Consequence, kind.carrier())
+		kind.Name, svc.Name, labelList(svc.Selector), kind.carrier(), ns, closest.Owner, what, kind.Name, kind.Consequence, kind.carrier())
 	return f, true
 }
 
@@ -388,6 +388,6 @@ func (ev *selectionEvidence) leftOut(app analysis.AppID, ns string, svc *selecti
 	f, e := svc.At.Finding(), svc.Entries[0]
 	f.Line, f.Column, f.Field = e.Line, e.Column, e.Field
 	f.Message = fmt.Sprintf("Service %q selects %s, which only %s carries, in %s, a file Argo CD Application %s (%s) does not apply: its %s %q leaves it out, and nothing else here applies it, so the Service has no endpoints; apply the file (change the %s) or drop the Service",
-		svc.Name, labelSetList(svc.Selector), only.Owner, only.File, app.Argo.Name, app.Argo.File, by.Name, by.Pattern, by.Name)
+		svc.Name, labelList(svc.Selector), only.Owner, only.File, app.Argo.Name, app.Argo.File, by.Name, by.Pattern, by.Name)
 	return f, true
 }

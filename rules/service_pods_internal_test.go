@@ -138,7 +138,7 @@ spec: {selector: {app: web}}
 			t.Errorf("rule %d keeps its own copy of the Deployment's pod summary", i)
 		}
 	}
-	if s := parts(svc, serviceNoMatchingPods)[0]; s == got[0] || s.svc() == nil || labelSetList(s.svc().Selector) != "app=web" {
+	if s := parts(svc, serviceNoMatchingPods)[0]; s == got[0] || s.svc() == nil || labelList(s.svc().Selector) != "app=web" {
 		t.Errorf("the Service's summary: %+v", s)
 	}
 }
